@@ -1,0 +1,10 @@
+// causal decode: not built yet (see the open issues). Exits 1 and says so.
+#include "subcommands.hpp"
+
+namespace causal::cli {
+
+void setup_decode(CLI::App& sub, Outcome& result) {
+  sub.callback([&result] { result = std::unexpected(runtime_error("'causal decode' is not built yet")); });
+}
+
+}  // namespace causal::cli

@@ -1,0 +1,10 @@
+// causal explain: not built yet (see the open issues). Exits 1 and says so.
+#include "subcommands.hpp"
+
+namespace causal::cli {
+
+void setup_explain(CLI::App& sub, Outcome& result) {
+  sub.callback([&result] { result = std::unexpected(runtime_error("'causal explain' is not built yet")); });
+}
+
+}  // namespace causal::cli

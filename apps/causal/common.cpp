@@ -1,0 +1,47 @@
+#include "common.hpp"
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace causal::cli {
+
+void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
+  sub.add_option("-b,--brokers", opts.brokers, "Bootstrap brokers HOST:PORT[,...] (default: $CAUSAL_BROKERS)")
+      ->envname("CAUSAL_BROKERS");
+  sub.add_option("-X", opts.properties, "librdkafka property key=value (repeatable)")->allow_extra_args(false);
+  sub.add_option("-F", opts.property_files, "Read librdkafka properties (key=value lines) from FILE")
+      ->allow_extra_args(false);
+}
+
+std::string_view to_string(Format f) {
+  switch (f) {
+    case Format::text: return "text";
+    case Format::json: return "json";
+    case Format::jsonl: return "jsonl";
+    case Format::csv: return "csv";
+  }
+  return "text";
+}
+
+void add_format_option(CLI::App& sub, Format& f, std::initializer_list<Format> choices, Format deflt) {
+  std::map<std::string, Format> map;
+  std::string names;
+  for (Format c : choices) {
+    map.emplace(std::string(to_string(c)), c);
+    names += names.empty() ? "" : "|";
+    names += to_string(c);
+  }
+  f = deflt;
+  sub.add_option("--format", f, "Output format: " + names)
+      ->transform(CLI::CheckedTransformer(map, CLI::ignore_case))
+      ->default_str(std::string(to_string(deflt)));
+}
+
+bool use_colour(int fd) {
+  const char* no = std::getenv("NO_COLOR");
+  return isatty(fd) && !(no && *no);
+}
+
+bool show_progress() { return isatty(STDERR_FILENO); }
+
+}  // namespace causal::cli

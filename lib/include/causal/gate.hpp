@@ -1,0 +1,291 @@
+// The delivery gate: the predicate that decides whether a received record may reach
+// the user processor, and the hold queues, frontiers and cascade around it.
+// Read ../docs/protocol.md (and the seed pages it cites) beside this file; every
+// rule there is named here as it is named there.
+//
+// Per consumed channel c the gate keeps:
+//   hold queue   FIFO of received, undelivered records in offset order; only the head
+//                is ever evaluated (head-of-line blocking)
+//   frontier[c]  highest offset such that every business record at or below it was
+//                delivered here or skipped; contiguous by construction; seeded to
+//                baseline - 1
+//   custody[c]   join of the clocks of every record *received* on c
+//   position     the highest consumer position reported for c (position_advance)
+//   delivered_seq[c][S]  highest send number of sender S delivered here on c
+//
+// Rules, in the order a record meets them (protocol.md, "The gate"):
+//   1 replay guard      receive: offset <= frontier[c] -> dropped, no effect
+//   2 bridge at receive receive onto an empty queue: frontier[c] := max(., offset-1)
+//   3 custody           receive: custody[c] joins the record's clock
+//   4 queue             append to c's hold queue
+//   5 head fold-in      whenever a record becomes head: frontier[c] := max(., offset-1)
+//                       (rule 2 is this rule on an empty queue; one mechanism)
+//   6 normalise         ignore claims on c itself and sequence claims naming the
+//                       record's own sender
+//   7 restrict          ignore claims on channels outside the scope (the ignore branch)
+//   8 gate              deliverable iff frontier dominates the remaining offset claims
+//                       and delivered_seq covers the remaining sequence claims
+//   9 deliver           pop, frontier[c] := offset, delivered_seq update, hand to the
+//                       sink, cascade to a fixpoint
+//  10 position advance  remember p; whenever c's queue is empty, frontier[c] := max(., p-1)
+//  11 fail closed       an undecodable header fails the channel: nothing at or after it
+//                       on that channel is delivered
+//  12 reassignment      a channel re-read from an earlier position discards its queue
+//                       and remembered position; custody stays
+//
+// Cost: held heads are indexed by the first claim that blocks them, so a frontier
+// advance touches only the heads it can release, and a head's evaluation resumes at
+// the claim where it stopped. Per-delivery cost does not grow with the number of
+// channels or held records.
+//
+// Thread-safety: none. One gate per consumer thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "causal/clock.hpp"
+#include "causal/names.hpp"
+
+namespace causal {
+
+// Why a held record was released (reported with each delivery).
+enum class Release : std::uint8_t {
+  immediate,         // deliverable when it became head at receive; never held
+  head_of_line,      // it was only waiting behind an earlier record of its channel
+  frontier,          // a delivery on another channel advanced the frontier it needed
+  seq_resolved,      // a delivery of the claimed sender's send resolved its sequence claim
+  position_advance,  // a position advance raised the frontier it needed
+  fold_in,           // a head gap fold-in (a skipped run behind a head) raised it
+  lookup,            // a lookup located the claimed send below the baseline
+  scope,             // a scope change (the claim's channel left or was reseeded)
+};
+std::string_view to_string(Release r);
+
+// The claim a head is blocked on, after normalisation and restriction.
+struct Blocker {
+  enum class Kind : std::uint8_t { offset, seq } kind;
+  ChannelId channel;
+  Offset offset = kNoOffset;  // kind == offset: the claimed offset
+  SenderId sender = 0;        // kind == seq
+  SeqNo seq = 0;              // kind == seq
+  friend bool operator==(const Blocker&, const Blocker&) = default;
+};
+
+// What the host hands to the gate for each received record.
+struct Received {
+  ChannelId channel;
+  Offset offset;
+  Clock clock;             // empty when the record had no causal.clock header
+  std::uint64_t tag = 0;   // opaque to the gate; returned in Delivery (host payload handle)
+  std::int64_t now = 0;    // host time at receive (any monotone unit); used for held time
+};
+
+struct Delivery {
+  ChannelId channel;
+  Offset offset;
+  const Clock& clock;
+  std::uint64_t tag;
+  std::int64_t received_at;  // Received::now
+  Release release;
+  // For Release::frontier / seq_resolved: the delivery that released it (channel, offset).
+  ChannelId released_by_channel = 0;
+  Offset released_by_offset = kNoOffset;
+};
+
+// Observer hooks. All optional; the default does nothing. Called synchronously from
+// inside gate calls; the observer must not call back into the gate.
+class GateObserver {
+ public:
+  virtual ~GateObserver() = default;
+  virtual void delivered(const Delivery&) {}
+  // A record became head and is blocked on `b`. Called once per (record, blocker).
+  virtual void held(ChannelId, Offset, const Blocker&) {}
+  // A head is blocked on a sequence claim on a consumed channel whose sender has no
+  // delivered post-baseline record there: the host may locate the send (lookup).
+  virtual void needs_lookup(ChannelId /*ch*/, SenderId, SeqNo) {}
+  virtual void replay_dropped(ChannelId, Offset) {}
+};
+
+// Counters for anti-vacuity (verification.md) and for tools. Monotone.
+struct GateStats {
+  std::uint64_t received = 0;
+  std::uint64_t delivered = 0;
+  std::uint64_t holds = 0;                  // records that were held at least once
+  std::uint64_t cascades_multi = 0;         // deliveries that released >= 2 other heads
+  std::uint64_t bridges_at_receive = 0;     // receive onto empty queue raised the frontier
+  std::uint64_t head_fold_ins = 0;          // fold-in behind a new head (non-empty queue) raised it
+  std::uint64_t position_advances = 0;      // position advances that raised a frontier
+  std::uint64_t position_remembered = 0;    // positions reported while a head was held, applied later
+  std::uint64_t replays_dropped = 0;
+  std::uint64_t seq_claims_resolved = 0;    // holds released by a delivered_seq advance
+  std::uint64_t lookups_resolved = 0;       // sequence claims satisfied by a lookup
+  std::uint64_t scope_growths = 0;
+  std::uint64_t reassignments = 0;
+  std::uint64_t failed_closed = 0;
+};
+
+// Resolution state: delivered_seq per (channel, sender). Committed state: saved with the
+// committed positions and restored on restart (protocol.md, sequence claims rule 3).
+struct ResolutionEntry {
+  ChannelId channel;
+  SenderId sender;
+  SeqNo seq;
+  friend bool operator==(const ResolutionEntry&, const ResolutionEntry&) = default;
+};
+
+// A lookup the gate wants answered: locate sender's send `seq` on `channel`.
+struct LookupRequest {
+  ChannelId channel;
+  SenderId sender;
+  SeqNo seq;
+  friend bool operator==(const LookupRequest&, const LookupRequest&) = default;
+};
+
+class Gate {
+ public:
+  explicit Gate(Names& names, GateObserver* observer = nullptr);
+
+  // --- scope -----------------------------------------------------------------------
+  // Adds `ch` to the scope with its baseline (the first offset this node will consume).
+  // Seeds frontier[ch] := baseline - 1. Adding a channel while running is scope growth:
+  // held heads are re-evaluated, since claims on `ch` were ignored until now.
+  // REQUIRES: baseline >= 0. Re-adding a consumed channel raises its frontier to at
+  // least baseline - 1 (never lowers it).
+  void add_channel(ChannelId ch, Offset baseline);
+  bool consumes(ChannelId ch) const;
+
+  // --- receive side ----------------------------------------------------------------
+  // A received business record. Runs the replay guard, bridge at receive, custody fold,
+  // queue append, and the gate with its cascade. Deliveries are reported through the
+  // observer before this returns. Returns false when the record was dropped as a replay.
+  // REQUIRES: consumes(r.channel), the channel has not failed closed.
+  bool receive(Received r);
+
+  // The consumer's position on `ch` is `p`: everything below p was fetched or skipped.
+  void position_advance(ChannelId ch, Offset p);
+
+  // Fail closed: the record at `offset` on `ch` has an undecodable header. Nothing at or
+  // after it on `ch` will be delivered (later receives on ch are refused).
+  void fail_closed(ChannelId ch, Offset offset);
+  bool failed(ChannelId ch) const;
+  std::optional<Offset> failed_at(ChannelId ch) const;
+
+  // Reassignment: `ch` will be re-read from `position`. Discards its hold queue and the
+  // remembered position; the replay guard then drops what was already delivered.
+  void reassign(ChannelId ch);
+
+  // --- lookups (protocol.md, late joiners) -----------------------------------------
+  // Heads currently blocked on a sequence claim whose sender has no delivered record on
+  // the claim's (consumed) channel since the baseline.
+  std::vector<LookupRequest> pending_lookups() const;
+  // The host located the send: `located` is its offset, or nullopt when not found.
+  // If it sits below baseline[ch], the claim is accounted for (delivered_seq raised) and
+  // the cascade runs. Otherwise nothing changes: the send will arrive.
+  void answer_lookup(const LookupRequest& req, std::optional<Offset> located);
+
+  // --- resolution state ------------------------------------------------------------
+  std::vector<ResolutionEntry> resolution_state() const;
+  // REQUIRES: called before any receive (restart from committed positions).
+  void restore_resolution_state(std::span<const ResolutionEntry> entries);
+
+  // --- inspection (stamper, snapshot, tools) ---------------------------------------
+  Offset frontier(ChannelId ch) const;
+  Offset baseline(ChannelId ch) const;
+  std::optional<Offset> remembered_position(ChannelId ch) const;
+  const Clock& custody(ChannelId ch) const;
+  SeqNo delivered_seq(ChannelId ch, SenderId s) const;  // 0 when none
+  std::span<const ChannelId> scope() const { return scope_; }
+  std::size_t held_count() const { return held_total_; }
+  std::size_t held_count(ChannelId ch) const;
+
+  struct HeadView {
+    ChannelId channel;
+    Offset offset;
+    const Clock* clock;
+    std::int64_t received_at;
+    std::uint64_t tag;
+  };
+  std::optional<HeadView> head(ChannelId ch) const;
+  // Every claim of the head of `ch` that is unsatisfied now, after normalise and restrict.
+  std::vector<Blocker> unsatisfied(ChannelId ch) const;
+  // Claims of `clock` for a record on `ch` that are unsatisfied now (normalise, restrict, gate).
+  std::vector<Blocker> unsatisfied(ChannelId ch, const Clock& clock) const;
+  // Records still held on `ch`, head first.
+  std::vector<HeadView> held(ChannelId ch) const;
+
+  const GateStats& stats() const { return stats_; }
+  Names& names() const { return names_; }
+
+ private:
+  struct Held {
+    Offset offset;
+    Clock clock;
+    std::uint64_t tag;
+    std::int64_t received_at;
+  };
+  struct ChannelState {
+    bool consumed = false;
+    bool failed = false;
+    Offset failed_offset = kNoOffset;
+    Offset baseline = 0;
+    Offset frontier = kNoOffset;
+    Offset position = kNoOffset;  // highest reported position, kNoOffset if none
+    std::deque<Held> queue;
+    Clock custody;
+    // Evaluation resume point for the head: index into the head's offset claims, then
+    // into its sequence claims. Reset when a new record becomes head.
+    std::uint32_t next_offset_claim = 0;
+    std::uint32_t next_seq_claim = 0;
+    bool head_waiting = false;        // registered in a waiter index
+    bool head_reported_held = false;  // holds counted for this head
+    Release pending_release = Release::immediate;
+    ChannelId pending_by_channel = 0;
+    Offset pending_by_offset = kNoOffset;
+  };
+
+  struct OffsetWaiter {
+    Offset needed;
+    ChannelId head_channel;
+  };
+  struct SeqWaiter {
+    SeqNo needed;
+    ChannelId head_channel;
+  };
+
+  ChannelState& state(ChannelId ch);
+  const ChannelState* find(ChannelId ch) const;
+
+  // Raises frontier[ch] to at least `to`; wakes waiters it satisfies.
+  void raise_frontier(ChannelId ch, Offset to, Release why, ChannelId by_ch, Offset by_off);
+  void raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, Release why, ChannelId by_ch, Offset by_off);
+  // A record just became head of ch (receive onto empty queue, or after a pop).
+  void became_head(ChannelId ch, bool at_receive);
+  // Runs evaluation of queued heads to a fixpoint.
+  void run_cascade();
+  // Evaluates the head of ch from its resume point. Returns true if delivered.
+  bool evaluate(ChannelId ch);
+  void deliver_head(ChannelId ch);
+  void apply_remembered_position(ChannelId ch);
+  bool claim_ignored(ChannelId record_ch, const Clock& clock, ChannelId claim_ch) const;
+
+  Names& names_;
+  GateObserver* observer_;
+  std::vector<ChannelState> channels_;   // indexed by ChannelId
+  std::vector<ChannelId> scope_;
+  std::unordered_map<ChannelId, std::vector<OffsetWaiter>> offset_waiters_;  // min-heaps on needed
+  std::unordered_map<std::uint64_t, std::vector<SeqWaiter>> seq_waiters_;    // key (ch<<32|sender)
+  std::unordered_map<std::uint64_t, SeqNo> delivered_seq_;                   // key (ch<<32|sender)
+  std::vector<ChannelId> worklist_;
+  std::size_t held_total_ = 0;
+  std::size_t wakeups_in_cascade_ = 0;
+  GateStats stats_;
+};
+
+}  // namespace causal

@@ -1,0 +1,46 @@
+// Connection options shared by every Kafka-facing subcommand, and the librdkafka
+// configuration built from them. Secrets (any property whose name contains "password",
+// "secret", "sasl.jaas" or "key") are never printed: see redacted().
+#pragma once
+
+#include <expected>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "causal/error.hpp"
+
+namespace causal::kafka {
+
+struct ConnectionOptions {
+  std::string brokers;                                     // -b; falls back to $CAUSAL_BROKERS
+  std::vector<std::string> properties;                     // -X key=value, in order
+  std::vector<std::string> property_files;                 // -F file, in order (before -X)
+};
+
+struct ConfDeleter {
+  void operator()(rd_kafka_conf_t* c) const { rd_kafka_conf_destroy(c); }
+};
+using ConfPtr = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
+
+struct HandleDeleter {
+  void operator()(rd_kafka_t* h) const { rd_kafka_destroy(h); }
+};
+using HandlePtr = std::unique_ptr<rd_kafka_t, HandleDeleter>;
+
+// Builds a configuration: library defaults, then `defaults` (the subcommand's own), then
+// -F files, then -X properties, then bootstrap.servers from -b / $CAUSAL_BROKERS.
+// Errors name the property (value redacted when secret) or the file and line.
+std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
+                                        const std::vector<std::pair<std::string, std::string>>& defaults);
+
+// The value to show for a property in output or logs.
+std::string redacted(std::string_view key, std::string_view value);
+
+// The brokers in effect (for messages), e.g. "127.0.0.1:9092".
+std::string brokers_in_effect(const ConnectionOptions& opts);
+
+}  // namespace causal::kafka

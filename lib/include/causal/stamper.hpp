@@ -1,0 +1,65 @@
+// The stamper: builds the causal.clock of every record a node emits (protocol.md,
+// "The stamp"). The stamp is the join of
+//   1 the frontier: (c, frontier[c]) for every consumed c with frontier[c] >= 0
+//   2 custody[c] for every consumed c (folded at receive: over-claims delay, never reorder)
+//   3 the end-offset seed of every sink: (sink, e - 1), a snapshot taken at init
+//   4 own sends: per sink, the offset of the latest acknowledged own send (kept across
+//     transactions), and, for a transactional sender only, a sequence claim for the
+//     latest later send to that sink that is still unacknowledged
+// then sequence claims this node has resolved (delivered_seq covers them) are dropped.
+// A restart is a new Stamper with a new sender identity and a new end-offset seed.
+//
+// Thread-safety: none. Used from the thread that owns the gate.
+#pragma once
+
+#include <unordered_map>
+
+#include "causal/clock.hpp"
+#include "causal/gate.hpp"
+
+namespace causal {
+
+class Stamper {
+ public:
+  enum class Mode { idempotent, transactional };
+
+  // `gate` may be null for a pure producer (no consumed channels).
+  Stamper(Names& names, SenderId self, Mode mode, const Gate* gate = nullptr);
+
+  // End-offset seed: the sink's end offset `end` at init (the next offset to be written).
+  void seed(ChannelId sink, Offset end);
+
+  // Starts a send to `sink`: assigns the next send number and returns the record's stamp,
+  // origin included. The send is unacknowledged until acknowledged() is called.
+  Clock stamp_send(ChannelId sink);
+  // The delivery report for send `q` to `sink` came back with `offset`.
+  void acknowledged(ChannelId sink, SeqNo q, Offset offset);
+  // Commit or abort: the host flushed every send first, so all are acknowledged.
+  // REQUIRES: no unacknowledged sends (checked).
+  void transaction_ended();
+
+  SenderId self() const { return self_; }
+  SeqNo last_seq() const { return next_seq_ - 1; }
+  std::size_t unacknowledged() const;
+
+  // The clock a stamp would carry now, without origin and without minting a send.
+  Clock current_clock() const;
+
+ private:
+  struct SinkState {
+    Offset seed = kNoOffset;   // e - 1
+    Offset acked = kNoOffset;  // offset of the latest acknowledged own send
+    SeqNo acked_seq = 0;       // its send number
+    SeqNo unacked_seq = 0;     // latest send not yet acknowledged (0 = none)
+    std::vector<SeqNo> in_flight;  // unacknowledged send numbers, ascending
+  };
+
+  Names& names_;
+  SenderId self_;
+  Mode mode_;
+  const Gate* gate_;
+  SeqNo next_seq_ = 1;
+  std::unordered_map<ChannelId, SinkState> sinks_;
+};
+
+}  // namespace causal

@@ -1,0 +1,3 @@
+set(CAUSAL_KAFKA_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/config.cpp
+)

@@ -1,0 +1,1 @@
+// codec: to be written

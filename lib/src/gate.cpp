@@ -1,0 +1,1 @@
+// gate: to be written

@@ -1,0 +1,101 @@
+#include "causal/names.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+namespace causal {
+
+bool valid_topic_name(std::string_view topic) {
+  if (topic.empty() || topic.size() > 249) return false;
+  if (topic == "." || topic == "..") return false;
+  for (char c : topic) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+namespace {
+// Strict UTF-8 check (no overlongs, no surrogates, max U+10FFFF).
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+    if (n < 0 || end - p < n + 1) return false;
+    unsigned cp = n == 0 ? c : n == 1 ? (c & 0x1F) : n == 2 ? (c & 0x0F) : (c & 0x07);
+    for (int i = 1; i <= n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    static constexpr unsigned kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+}  // namespace
+
+bool valid_sender_name(std::string_view sender) {
+  return !sender.empty() && sender.size() <= 255 && valid_utf8(sender);
+}
+
+TopicId Names::topic(std::string_view topic) {
+  if (auto it = topic_ids_.find(topic); it != topic_ids_.end()) return it->second;
+  if (!valid_topic_name(topic)) throw std::invalid_argument(fmt::format("invalid topic name '{}'", topic));
+  auto id = static_cast<TopicId>(topics_.size());
+  topics_.emplace_back(topic);
+  topic_ids_.emplace(std::string(topic), id);
+  return id;
+}
+
+ChannelId Names::channel(TopicId t, std::int32_t partition) {
+  if (partition < 0) throw std::invalid_argument("negative partition");
+  std::uint64_t key = (std::uint64_t{t} << 32) | static_cast<std::uint32_t>(partition);
+  if (auto it = channel_ids_.find(key); it != channel_ids_.end()) return it->second;
+  auto id = static_cast<ChannelId>(channels_.size());
+  channels_.push_back({t, partition});
+  channel_ids_.emplace(key, id);
+  return id;
+}
+
+ChannelId Names::channel(std::string_view t, std::int32_t partition) { return channel(topic(t), partition); }
+
+SenderId Names::sender(std::string_view s) {
+  if (auto it = sender_ids_.find(s); it != sender_ids_.end()) return it->second;
+  if (!valid_sender_name(s)) throw std::invalid_argument("invalid sender identity (1..255 bytes of UTF-8)");
+  auto id = static_cast<SenderId>(senders_.size());
+  senders_.emplace_back(s);
+  sender_ids_.emplace(std::string(s), id);
+  return id;
+}
+
+std::string Names::channel_text(ChannelId c) const {
+  return fmt::format("{}/{}", channel_topic(c), channel_partition(c));
+}
+
+std::expected<std::pair<std::string, std::int32_t>, Error> parse_channel(std::string_view text) {
+  auto slash = text.rfind('/');
+  if (slash == std::string_view::npos) {
+    return std::unexpected(usage_error(fmt::format("'{}' is not a channel: expected topic/partition", text)));
+  }
+  auto topic = text.substr(0, slash);
+  auto part = text.substr(slash + 1);
+  if (!valid_topic_name(topic)) {
+    return std::unexpected(usage_error(
+        fmt::format("'{}': topic '{}' is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", text, topic)));
+  }
+  std::int32_t p = -1;
+  auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), p);
+  if (ec != std::errc{} || ptr != part.data() + part.size() || p < 0) {
+    return std::unexpected(
+        usage_error(fmt::format("'{}': partition '{}' is not a non-negative integer", text, part)));
+  }
+  return std::pair{std::string(topic), p};
+}
+
+}  // namespace causal

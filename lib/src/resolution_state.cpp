@@ -1,0 +1,1 @@
+// resolution_state: to be written

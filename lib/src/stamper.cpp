@@ -1,0 +1,1 @@
+// stamper: to be written
