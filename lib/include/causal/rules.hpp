@@ -1,0 +1,34 @@
+// The seam that lets the verification suite break one protocol rule at a time.
+//
+// Production builds leave CAUSAL_BROKEN_RULE undefined: `rules::on(r)` is then a constant
+// `true` for every rule and the compiler folds every check away, so the seam costs the
+// production gate nothing. The mutant builds in tests/sim recompile the core and the
+// simulator with -DCAUSAL_BROKEN_RULE=<name> (one executable per rule) and assert that
+// the standard sweep fails.
+#pragma once
+
+namespace causal::rules {
+
+enum class Rule {
+  none,
+  restrict,             // gate step 7: ignore claims on unconsumed channels
+  fold_in,              // steps 2 and 5: bridge at receive and head gap fold-in (one mechanism)
+  position_advance,     // step 10: position advance raises an empty channel's frontier
+  remembered_position,  // step 10: a position reported while a head was held is kept
+  replay_guard,         // step 1: offsets at or below the frontier are dropped
+  self_channel,         // step 6: claims on the record's own channel are ignored
+  own_sender_seq,       // step 6: sequence claims naming the record's own sender are ignored
+  seq_resolution,       // step 8: sequence claims wait for delivered_seq
+  own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
+};
+
+#ifndef CAUSAL_BROKEN_RULE
+#define CAUSAL_BROKEN_RULE none
+#endif
+
+inline constexpr Rule broken = Rule::CAUSAL_BROKEN_RULE;
+
+// True unless this build breaks `r`.
+constexpr bool on(Rule r) { return r != broken; }
+
+}  // namespace causal::rules
