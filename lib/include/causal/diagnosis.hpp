@@ -1,0 +1,171 @@
+// The diagnosis of a stuck gate: what each held head waits on, the chain of waits
+// behind every unsatisfied claim, and a verdict (with a remedy where one exists) for
+// every root the chains end at. `causal explain` and `causal tail`'s exit summary print
+// it; docs/explain-format.md documents the JSON form field by field.
+//
+// Input is a GateSnapshot (causal/snapshot.hpp) plus facts only a host can supply:
+// per channel the log start, last stable offset (LSO), high watermark (the log end)
+// and the start time of the open transaction that pins the LSO; and the results of
+// lookups that located claimed sends (scan a channel for a sender's origin).
+// Every fact is optional; a verdict that needs a missing fact says what is missing.
+//
+// How a chain is followed (protocol.md, "Late joiners and frozen claims"; liveness
+// seed, "Why over-claims cannot deadlock"):
+//   offset claim (ch, n)    if ch's head sits at or below n, the wait continues at that
+//                           head (its first unsatisfied claim); otherwise the record at
+//                           n was never received here and the log facts say why:
+//                           n >= log end            -> not_appended
+//                           LSO <= n < log end      -> open_transaction (pins the LSO)
+//                           n < LSO, caught up      -> trailing_skip (a position
+//                                                      advance closes it)
+//                           n < LSO, not caught up  -> unfetched
+//   sequence claim (ch,S,q) located below baseline[ch]        -> frozen_seq_claim
+//                           located at or above it            -> as the offset claim
+//                                                                (ch, located)
+//                           looked up, not found              -> open_transaction on ch
+//                                                                when ch has one, else
+//                                                                not_appended
+//                           not looked up, S has no presence
+//                             on ch since the baseline and ch
+//                             holds nothing                   -> suspected_frozen_seq_claim
+//                             (the seeds' first test: a lookup decides it)
+// A claim on a channel outside the scope is reported (outside_scope) but never blocks:
+// the gate's restrict step ignores it. A channel that failed closed at or below the
+// awaited offset is a root of its own (failed_closed). The wait graph is acyclic
+// (every wait edge points to an earlier append); a cycle is reported as a bug.
+//
+// Thread-safety: pure functions over values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "causal/snapshot.hpp"
+
+namespace causal {
+
+// Per-channel facts from the log (all optional).
+struct ChannelFacts {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::optional<Offset> log_start;
+  std::optional<Offset> lso;        // last stable offset (read_committed end)
+  std::optional<Offset> log_end;    // high watermark (read_uncommitted end)
+  // When lso < log_end: the timestamp (ms since the epoch) of the first record at the
+  // LSO, i.e. when the open transaction that pins it started writing this partition.
+  std::optional<std::int64_t> open_txn_since_ms;
+  // The host consumed this channel up to its LSO: nothing below the LSO is left to fetch.
+  bool caught_up = false;
+};
+
+// A lookup result: where sender's send `seq` to topic/partition sits.
+struct LocatedSend {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::string sender;
+  SeqNo seq = 0;
+  std::optional<Offset> offset;  // nullopt: scanned, not found below `scanned_to`
+  Offset scanned_from = kNoOffset;
+  Offset scanned_to = kNoOffset;  // exclusive
+};
+
+struct DiagnosisFacts {
+  std::vector<ChannelFacts> channels;
+  std::vector<LocatedSend> located;
+  std::optional<std::int64_t> now;  // same unit as the snapshot's received_at (ms)
+  std::optional<std::string> group;  // for remedies; "<GROUP>" when absent
+};
+
+enum class Verdict : std::uint8_t {
+  not_appended,               // the awaited offset is at or beyond the log end
+  open_transaction,           // the awaited record sits in an open transaction (LSO pinned)
+  trailing_skip,              // below the LSO, nothing left to fetch: a position advance closes it
+  unfetched,                  // below the LSO, not fetched yet: keep consuming
+  not_received,               // never received here; no log facts to say why
+  frozen_seq_claim,           // the claimed send sits below the baseline (located by lookup)
+  suspected_frozen_seq_claim, // no lookup; the sender has no post-baseline presence
+  outside_scope,              // the claim's channel is not consumed (ignored by the gate)
+  failed_closed,              // the awaited channel failed closed on an undecodable header
+  cycle,                      // a wait cycle: a bug (the protocol says none can exist)
+  inconsistent,               // the snapshot contradicts itself (e.g. a deliverable head held)
+};
+std::string_view to_string(Verdict v);
+// True for verdicts that hold records (everything except outside_scope).
+bool blocks(Verdict v);
+
+// One hop of a chain: the head at topic/partition@offset waits on `claim`.
+struct WaitStep {
+  std::string topic;
+  std::int32_t partition = 0;
+  Offset head_offset = kNoOffset;
+  ClaimView claim;
+};
+
+struct Root {
+  Verdict verdict = Verdict::inconsistent;
+  ClaimView claim;                // the claim the last head of the chain waits on
+  std::string held_topic;         // that head
+  std::int32_t held_partition = 0;
+  Offset held_offset = kNoOffset;
+  // The offset awaited on the claim's channel: the claimed offset, or where the claimed
+  // send was located (seq claims).
+  std::optional<Offset> awaited_offset;
+  std::optional<Offset> located_offset;   // seq claims: where the send sits
+  std::optional<Offset> baseline;         // of the claim's channel, when consumed
+  std::optional<Offset> lso;
+  std::optional<Offset> log_end;
+  std::optional<std::int64_t> open_txn_since_ms;
+  std::vector<std::string> cycle;         // verdict cycle: the channels on it, in order
+  std::string summary;                    // one line
+  std::string detail;                     // why, in a sentence or two
+  std::optional<std::string> remedy;      // a command, where one exists
+};
+
+struct ClaimDiagnosis {
+  ClaimView claim;
+  std::vector<WaitStep> chain;  // from this head to the root's head (this head first)
+  std::size_t root = 0;         // index into Diagnosis::roots
+};
+
+struct ChannelDiagnosis {
+  std::string topic;
+  std::int32_t partition = 0;
+  Offset baseline = 0;
+  Offset frontier = kNoOffset;
+  std::optional<Offset> position;
+  std::size_t queue_length = 0;
+  std::optional<Offset> head_offset;
+  std::optional<std::int64_t> head_age;  // now - received_at, when `now` is known
+  std::optional<Offset> lso;
+  std::optional<Offset> log_end;
+  bool failed = false;
+  std::optional<Offset> failed_offset;
+  std::vector<ClaimDiagnosis> claims;  // every unsatisfied claim of the head
+};
+
+struct Diagnosis {
+  std::vector<ChannelDiagnosis> channels;
+  std::vector<Root> roots;
+  std::vector<std::string> advice;  // general advice (late joiners still to start, ...)
+  // True when some channel holds records (the gate would not drain).
+  bool stuck() const;
+  std::size_t held_channels() const;
+};
+
+Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts = {});
+
+// JSON form (docs/explain-format.md): {"version":1,"stuck":..,"summary":..,"roots":[..],
+// "channels":[..],"advice":[..]}.
+nlohmann::json to_json(const Diagnosis& d);
+// Text form: a short verdict first, then each root with its remedy, then per channel.
+std::string to_text(const Diagnosis& d);
+
+// The text of a channel offset, as the CLI writes it: "topic/partition@offset".
+std::string offset_text(std::string_view topic, std::int32_t partition, Offset offset);
+
+}  // namespace causal

@@ -1,0 +1,535 @@
+#include "causal/diagnosis.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/core.h>
+
+namespace causal {
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::not_appended: return "not_appended";
+    case Verdict::open_transaction: return "open_transaction";
+    case Verdict::trailing_skip: return "trailing_skip";
+    case Verdict::unfetched: return "unfetched";
+    case Verdict::not_received: return "not_received";
+    case Verdict::frozen_seq_claim: return "frozen_seq_claim";
+    case Verdict::suspected_frozen_seq_claim: return "suspected_frozen_seq_claim";
+    case Verdict::outside_scope: return "outside_scope";
+    case Verdict::failed_closed: return "failed_closed";
+    case Verdict::cycle: return "cycle";
+    case Verdict::inconsistent: return "inconsistent";
+  }
+  return "inconsistent";
+}
+
+bool blocks(Verdict v) { return v != Verdict::outside_scope; }
+
+std::string offset_text(std::string_view topic, std::int32_t partition, Offset offset) {
+  return fmt::format("{}/{}@{}", topic, partition, offset);
+}
+
+bool Diagnosis::stuck() const { return held_channels() > 0; }
+
+std::size_t Diagnosis::held_channels() const {
+  return static_cast<std::size_t>(
+      std::count_if(channels.begin(), channels.end(), [](const ChannelDiagnosis& c) { return c.queue_length > 0; }));
+}
+
+namespace {
+
+using ChannelKey = std::pair<std::string, std::int32_t>;
+
+std::string channel_text(std::string_view topic, std::int32_t partition) {
+  return fmt::format("{}/{}", topic, partition);
+}
+
+std::string claim_text(const ClaimView& c) {
+  if (c.kind == "seq") return fmt::format("{}/{} sender '{}' send #{}", c.topic, c.partition, c.sender, c.seq);
+  return offset_text(c.topic, c.partition, c.offset);
+}
+
+class Diagnoser {
+ public:
+  Diagnoser(const GateSnapshot& s, const DiagnosisFacts& f) : snap_(s), facts_(f) {
+    for (std::size_t i = 0; i < s.channels.size(); ++i) channels_[{s.channels[i].topic, s.channels[i].partition}] = i;
+    for (const auto& c : f.channels) chfacts_[{c.topic, c.partition}] = &c;
+    for (const auto& l : f.located) located_[{l.topic, l.partition, l.sender, l.seq}] = &l;
+    group_ = f.group.value_or("<GROUP>");
+  }
+
+  Diagnosis run() {
+    for (std::size_t i = 0; i < snap_.channels.size(); ++i) {
+      const auto& ch = snap_.channels[i];
+      ChannelDiagnosis d;
+      d.topic = ch.topic;
+      d.partition = ch.partition;
+      d.baseline = ch.baseline;
+      d.frontier = ch.frontier;
+      d.position = ch.position;
+      d.queue_length = ch.queue_length;
+      d.failed = ch.failed;
+      d.failed_offset = ch.failed_offset;
+      if (const auto* cf = facts_for(ch.topic, ch.partition)) {
+        d.lso = cf->lso;
+        d.log_end = cf->log_end;
+      }
+      if (!ch.held.empty()) {
+        const auto& head = ch.held.front();
+        d.head_offset = head.offset;
+        if (facts_.now) d.head_age = *facts_.now - head.received_at;
+        for (const auto& claim : head.unsatisfied) {
+          ClaimDiagnosis cd;
+          cd.claim = claim;
+          std::vector<std::size_t> path{i};
+          cd.root = follow(i, claim, cd.chain, path);
+          d.claims.push_back(std::move(cd));
+        }
+        if (head.unsatisfied.empty()) {
+          // A held head with nothing unsatisfied: the snapshot was not taken at a fixpoint.
+          Root r;
+          r.verdict = Verdict::inconsistent;
+          r.held_topic = ch.topic;
+          r.held_partition = ch.partition;
+          r.held_offset = head.offset;
+          r.summary = fmt::format("{} is held with no unsatisfied claim", offset_text(ch.topic, ch.partition, head.offset));
+          r.detail = "The snapshot was taken before the gate's cascade reached its fixpoint, or the gate has a bug.";
+          ClaimDiagnosis cd;
+          cd.chain.push_back({ch.topic, ch.partition, head.offset, {}});
+          cd.root = add_root("inconsistent|" + offset_text(ch.topic, ch.partition, head.offset), std::move(r));
+          d.claims.push_back(std::move(cd));
+        }
+      }
+      out_.channels.push_back(std::move(d));
+    }
+    advise();
+    return std::move(out_);
+  }
+
+ private:
+  const ChannelSnapshot* find(const std::string& topic, std::int32_t partition) const {
+    auto it = channels_.find({topic, partition});
+    return it == channels_.end() ? nullptr : &snap_.channels[it->second];
+  }
+  std::optional<std::size_t> index(const std::string& topic, std::int32_t partition) const {
+    auto it = channels_.find({topic, partition});
+    if (it == channels_.end()) return std::nullopt;
+    return it->second;
+  }
+  const ChannelFacts* facts_for(const std::string& topic, std::int32_t partition) const {
+    auto it = chfacts_.find({topic, partition});
+    return it == chfacts_.end() ? nullptr : it->second;
+  }
+
+  std::size_t add_root(const std::string& key, Root r) {
+    if (auto it = roots_.find(key); it != roots_.end()) return it->second;
+    out_.roots.push_back(std::move(r));
+    roots_[key] = out_.roots.size() - 1;
+    return out_.roots.size() - 1;
+  }
+
+  Root root_at(const ChannelSnapshot& held_on, Offset held_offset, const ClaimView& claim, Verdict v) const {
+    Root r;
+    r.verdict = v;
+    r.claim = claim;
+    r.held_topic = held_on.topic;
+    r.held_partition = held_on.partition;
+    r.held_offset = held_offset;
+    if (const auto* t = find(claim.topic, claim.partition)) r.baseline = t->baseline;
+    if (const auto* cf = facts_for(claim.topic, claim.partition)) {
+      r.lso = cf->lso;
+      r.log_end = cf->log_end;
+      if (cf->lso && cf->log_end && *cf->lso < *cf->log_end) r.open_txn_since_ms = cf->open_txn_since_ms;
+    }
+    return r;
+  }
+
+  static std::string key_of(Verdict v, const ClaimView& c, std::optional<Offset> awaited) {
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}", to_string(v), c.kind, c.topic, c.partition, c.kind == "seq" ? c.sender : "",
+                       c.kind == "seq" ? static_cast<std::int64_t>(c.seq) : c.offset, awaited.value_or(-2));
+  }
+
+  // Follows `claim` of the head of channel `from`, appending hops to `chain`. Returns the
+  // root index. `path` holds the channels whose heads the chain has visited.
+  std::size_t follow(std::size_t from, const ClaimView& claim, std::vector<WaitStep>& chain,
+                     std::vector<std::size_t>& path) {
+    const auto& src = snap_.channels[from];
+    const Offset head_offset = src.held.front().offset;
+    chain.push_back({src.topic, src.partition, head_offset, claim});
+
+    auto ti = index(claim.topic, claim.partition);
+    if (!claim.consumed || !ti) {
+      Root r = root_at(src, head_offset, claim, Verdict::outside_scope);
+      r.summary = fmt::format("{} claims {}, a channel outside the scope", offset_text(src.topic, src.partition, head_offset),
+                              claim_text(claim));
+      r.detail = fmt::format(
+          "The gate ignores claims on channels it does not consume (the restrict step), so this claim holds nothing. "
+          "If the node does consume {}, include it (--topic {}) and explain again.",
+          channel_text(claim.topic, claim.partition), claim.topic);
+      return add_root(key_of(Verdict::outside_scope, claim, std::nullopt), std::move(r));
+    }
+    const auto& t = snap_.channels[*ti];
+
+    std::optional<Offset> awaited;
+    std::optional<Offset> located;
+    if (claim.kind == "seq") {
+      auto lit = located_.find({claim.topic, claim.partition, claim.sender, claim.seq});
+      const LocatedSend* loc = lit == located_.end() ? nullptr : lit->second;
+      if (loc && loc->offset) {
+        located = loc->offset;
+        if (*loc->offset < t.baseline) return frozen(src, head_offset, claim, t, *loc->offset);
+        awaited = loc->offset;
+      } else if (loc) {
+        return not_found(src, head_offset, claim, t, *loc);
+      } else {
+        // No lookup. Is the send among the records received on t?
+        bool presence = std::any_of(t.delivered_seq.begin(), t.delivered_seq.end(),
+                                    [&](const auto& e) { return e.first == claim.sender; });
+        for (const auto& h : t.held) {
+          if (h.origin_sender && *h.origin_sender == claim.sender) {
+            presence = true;
+            if (h.origin_seq && *h.origin_seq == claim.seq) awaited = h.offset;
+          }
+        }
+        if (!presence) return suspected_frozen(src, head_offset, claim, t);
+      }
+    } else {
+      awaited = claim.offset;
+    }
+
+    if (t.failed && t.failed_offset && (!awaited || *t.failed_offset <= *awaited)) {
+      Root r = root_at(src, head_offset, claim, Verdict::failed_closed);
+      r.awaited_offset = awaited;
+      r.located_offset = located;
+      r.summary = fmt::format("{} failed closed at {}: an undecodable causal.clock header",
+                              channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, *t.failed_offset));
+      r.detail = "Nothing at or after an undecodable header is delivered on its channel (fail closed). Inspect the header; "
+                 "the producer that wrote it must be fixed, and the record skipped only by an operator decision.";
+      r.remedy = fmt::format("causal decode --validate {}", offset_text(t.topic, t.partition, *t.failed_offset));
+      return add_root(key_of(Verdict::failed_closed, claim, awaited), std::move(r));
+    }
+
+    // Does the wait continue at t's head?
+    if (!t.held.empty() && (!awaited || t.held.front().offset <= *awaited)) {
+      if (std::find(path.begin(), path.end(), *ti) != path.end()) {
+        Root r = root_at(src, head_offset, claim, Verdict::cycle);
+        for (auto p : path) r.cycle.push_back(channel_text(snap_.channels[p].topic, snap_.channels[p].partition));
+        r.cycle.push_back(channel_text(t.topic, t.partition));
+        r.summary = fmt::format("wait cycle through {} channels: a bug", path.size());
+        r.detail = "Every wait edge points from a later append to an earlier one, so the protocol admits no cycle "
+                   "(liveness, \"Why over-claims cannot deadlock\"). Report this output with the snapshot.";
+        return add_root(key_of(Verdict::cycle, claim, awaited), std::move(r));
+      }
+      const auto& next_head = t.held.front();
+      if (next_head.unsatisfied.empty()) {
+        Root r = root_at(t, next_head.offset, claim, Verdict::inconsistent);
+        r.summary = fmt::format("{} is held with no unsatisfied claim", offset_text(t.topic, t.partition, next_head.offset));
+        r.detail = "The snapshot was taken before the gate's cascade reached its fixpoint, or the gate has a bug.";
+        chain.push_back({t.topic, t.partition, next_head.offset, {}});
+        return add_root("inconsistent|" + offset_text(t.topic, t.partition, next_head.offset), std::move(r));
+      }
+      path.push_back(*ti);
+      return follow(*ti, next_head.unsatisfied.front(), chain, path);
+    }
+
+    if (!awaited) {
+      // A seq claim whose sender is present on t, the send itself not received, t's queue
+      // empty: it is above everything received, so classify at the next offset to receive.
+      awaited = t.frontier + 1;
+    }
+    return classify(src, head_offset, claim, t, *awaited, located);
+  }
+
+  std::size_t frozen(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim, const ChannelSnapshot& t,
+                     Offset at) {
+    Root r = root_at(src, head_offset, claim, Verdict::frozen_seq_claim);
+    r.located_offset = at;
+    r.awaited_offset = at;
+    r.summary = fmt::format("frozen sequence claim: {} waits on sender '{}' send #{} to {}, which sits at {}, below the "
+                            "baseline {}",
+                            offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
+                            channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, at), t.baseline);
+    r.detail = fmt::format(
+        "This consumer started {} at {}, above the claimed send, so it can never deliver it, and a lookup is needed to "
+        "account for it (protocol.md, \"Late joiners and frozen claims\"). Rewinding {} to {} makes the send arrive; "
+        "records {}..{} of {} are delivered again.",
+        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at, at, t.baseline - 1,
+        channel_text(t.topic, t.partition));
+    r.remedy = fmt::format("causal baseline --group {} --apply {}", group_, offset_text(t.topic, t.partition, at));
+    return add_root(key_of(Verdict::frozen_seq_claim, claim, at), std::move(r));
+  }
+
+  std::size_t suspected_frozen(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim,
+                               const ChannelSnapshot& t) {
+    Root r = root_at(src, head_offset, claim, Verdict::suspected_frozen_seq_claim);
+    r.summary = fmt::format("suspected frozen sequence claim: {} waits on sender '{}' send #{} to {}, and '{}' has no "
+                            "record on {} since the baseline {}",
+                            offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
+                            channel_text(t.topic, t.partition), claim.sender, channel_text(t.topic, t.partition),
+                            t.baseline);
+    r.detail = "No lookup located the send. If it sits below the baseline the claim is frozen; if it is not yet "
+               "appended it will arrive. A lookup (scanning the channel for the sender's origin) decides which.";
+    r.remedy = fmt::format("causal explain --group {} --topic {}", group_, t.topic);
+    return add_root(key_of(Verdict::suspected_frozen_seq_claim, claim, std::nullopt), std::move(r));
+  }
+
+  std::size_t not_found(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim, const ChannelSnapshot& t,
+                        const LocatedSend& loc) {
+    const auto* cf = facts_for(t.topic, t.partition);
+    bool open = cf && cf->lso && cf->log_end && *cf->lso < *cf->log_end;
+    Root r = root_at(src, head_offset, claim, open ? Verdict::open_transaction : Verdict::not_appended);
+    std::string scanned = loc.scanned_to >= 0 ? fmt::format(" (scanned {}..{})", loc.scanned_from, loc.scanned_to - 1) : "";
+    if (open) {
+      r.awaited_offset = cf->lso;
+      r.summary = fmt::format("open transaction on {}: {} waits on sender '{}' send #{}, not found below the LSO {}{}",
+                              channel_text(t.topic, t.partition), offset_text(src.topic, src.partition, head_offset),
+                              claim.sender, claim.seq, *cf->lso, scanned);
+      r.detail = fmt::format("A transaction open on {} pins its last stable offset at {} (high watermark {}); the send is "
+                             "presumably inside it and arrives when it commits.",
+                             channel_text(t.topic, t.partition), *cf->lso, *cf->log_end);
+    } else {
+      r.summary = fmt::format("not appended: {} waits on sender '{}' send #{} to {}, not found on the channel{}",
+                              offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
+                              channel_text(t.topic, t.partition), scanned);
+      r.detail = "The claimed send is not in the log yet; the record is held until it is written.";
+    }
+    return add_root(key_of(r.verdict, claim, std::nullopt), std::move(r));
+  }
+
+  // The record at `n` of t was never received here.
+  std::size_t classify(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim, const ChannelSnapshot& t,
+                       Offset n, std::optional<Offset> located) {
+    const auto* cf = facts_for(t.topic, t.partition);
+    Verdict v = Verdict::not_received;
+    if (cf && cf->log_end && n >= *cf->log_end) {
+      v = Verdict::not_appended;
+    } else if (cf && cf->lso && n >= *cf->lso) {
+      v = Verdict::open_transaction;
+    } else if (cf && cf->lso) {
+      v = cf->caught_up ? Verdict::trailing_skip : Verdict::unfetched;
+    }
+    Root r = root_at(src, head_offset, claim, v);
+    r.awaited_offset = n;
+    r.located_offset = located;
+    const std::string who = offset_text(src.topic, src.partition, head_offset);
+    const std::string what = claim.kind == "seq" ? fmt::format("sender '{}' send #{} at {}", claim.sender, claim.seq,
+                                                               offset_text(t.topic, t.partition, n))
+                                                 : offset_text(t.topic, t.partition, n);
+    switch (v) {
+      case Verdict::not_appended:
+        r.summary = fmt::format("not appended: {} waits on {}, beyond the log end {}", who, what, *cf->log_end);
+        r.detail = "The awaited record has not been written yet; the head is held until it is.";
+        break;
+      case Verdict::open_transaction:
+        r.summary = fmt::format("open transaction on {}: {} waits on {}, at or above the LSO {} (high watermark {})",
+                                channel_text(t.topic, t.partition), who, what, *cf->lso,
+                                cf->log_end ? fmt::format("{}", *cf->log_end) : std::string("unknown"));
+        r.detail = fmt::format(
+            "A transaction still open on {} pins its last stable offset at {}{}; a read_committed consumer sees nothing "
+            "at or above it until the transaction commits or aborts (at most transaction.timeout.ms).",
+            channel_text(t.topic, t.partition), *cf->lso,
+            r.open_txn_since_ms ? fmt::format(" (its first record there has timestamp {} ms)", *r.open_txn_since_ms) : "");
+        break;
+      case Verdict::trailing_skip:
+        r.summary = fmt::format("trailing skip: {} waits on {}, below the LSO {} with nothing left to fetch", who, what,
+                                *cf->lso);
+        r.detail = "Everything below the LSO was fetched; the awaited offset is a transaction marker or aborted record. "
+                   "The consumer's next position advance closes it (keep polling).";
+        break;
+      case Verdict::unfetched:
+        r.summary = fmt::format("unfetched: {} waits on {}, below the LSO {} and not fetched yet", who, what, *cf->lso);
+        r.detail = "The consumer has not read that far; it is released as consumption continues.";
+        break;
+      default:
+        r.summary = fmt::format("not received: {} waits on {}", who, what);
+        r.detail = "No log facts (LSO, high watermark) were given for the channel; explain against the group "
+                   "(--group) to tell an open transaction from a record not yet written.";
+        break;
+    }
+    return add_root(key_of(v, claim, n), std::move(r));
+  }
+
+  void advise() {
+    bool frozen = std::any_of(out_.roots.begin(), out_.roots.end(), [](const Root& r) {
+      return r.verdict == Verdict::frozen_seq_claim || r.verdict == Verdict::suspected_frozen_seq_claim;
+    });
+    if (frozen) {
+      std::vector<std::string> topics;
+      for (const auto& r : out_.roots) {
+        if ((r.verdict == Verdict::frozen_seq_claim || r.verdict == Verdict::suspected_frozen_seq_claim) &&
+            std::find(topics.begin(), topics.end(), r.claim.topic) == topics.end()) {
+          topics.push_back(r.claim.topic);
+        }
+      }
+      std::string list;
+      for (const auto& t : topics) list += " " + t;
+      out_.advice.push_back(fmt::format(
+          "Late joiners still to start: baseline them at the last stable offset, not the log end: causal baseline{} "
+          "--group <NEW-GROUP> --apply",
+          list));
+    }
+    if (std::any_of(out_.roots.begin(), out_.roots.end(), [](const Root& r) { return r.verdict == Verdict::cycle; })) {
+      out_.advice.push_back("A wait cycle is a bug in the gate or in a stamper: please report it with this output.");
+    }
+  }
+
+  const GateSnapshot& snap_;
+  const DiagnosisFacts& facts_;
+  std::string group_;
+  std::map<ChannelKey, std::size_t> channels_;
+  std::map<ChannelKey, const ChannelFacts*> chfacts_;
+  std::map<std::tuple<std::string, std::int32_t, std::string, SeqNo>, const LocatedSend*> located_;
+  std::map<std::string, std::size_t> roots_;
+  Diagnosis out_;
+};
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json claim_json(const ClaimView& c) {
+  nlohmann::json j{{"kind", c.kind.empty() ? "none" : c.kind}, {"topic", c.topic}, {"partition", c.partition}};
+  if (c.kind == "seq") {
+    j["sender"] = c.sender;
+    j["seq"] = c.seq;
+  } else {
+    j["offset"] = c.offset;
+  }
+  j["consumed"] = c.consumed;
+  return j;
+}
+
+std::string age_text(std::int64_t ms) {
+  if (ms < 0) return "0s";
+  if (ms < 1000) return fmt::format("{}ms", ms);
+  if (ms < 60'000) return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
+  if (ms < 3'600'000) return fmt::format("{}m{}s", ms / 60'000, (ms / 1000) % 60);
+  return fmt::format("{}h{}m", ms / 3'600'000, (ms / 60'000) % 60);
+}
+
+std::string verdict_label(Verdict v) {
+  switch (v) {
+    case Verdict::not_appended: return "NOT APPENDED";
+    case Verdict::open_transaction: return "OPEN TRANSACTION";
+    case Verdict::trailing_skip: return "TRAILING SKIP";
+    case Verdict::unfetched: return "UNFETCHED";
+    case Verdict::not_received: return "NOT RECEIVED";
+    case Verdict::frozen_seq_claim: return "FROZEN SEQUENCE CLAIM";
+    case Verdict::suspected_frozen_seq_claim: return "SUSPECTED FROZEN SEQUENCE CLAIM";
+    case Verdict::outside_scope: return "OUTSIDE SCOPE";
+    case Verdict::failed_closed: return "FAILED CLOSED";
+    case Verdict::cycle: return "WAIT CYCLE (BUG)";
+    case Verdict::inconsistent: return "INCONSISTENT SNAPSHOT";
+  }
+  return "?";
+}
+
+std::string summary_line(const Diagnosis& d) {
+  std::size_t blocking = static_cast<std::size_t>(
+      std::count_if(d.roots.begin(), d.roots.end(), [](const Root& r) { return blocks(r.verdict); }));
+  if (!d.stuck()) return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain", d.channels.size());
+  return fmt::format("stuck: {} of {} channel(s) hold records; {} root cause(s)", d.held_channels(), d.channels.size(),
+                     blocking);
+}
+
+}  // namespace
+
+Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts) {
+  return Diagnoser(snapshot, facts).run();
+}
+
+nlohmann::json to_json(const Diagnosis& d) {
+  nlohmann::json roots = nlohmann::json::array();
+  for (std::size_t i = 0; i < d.roots.size(); ++i) {
+    const auto& r = d.roots[i];
+    roots.push_back({
+        {"id", i},
+        {"verdict", to_string(r.verdict)},
+        {"blocks", blocks(r.verdict)},
+        {"summary", r.summary},
+        {"detail", r.detail},
+        {"remedy", opt(r.remedy)},
+        {"claim", claim_json(r.claim)},
+        {"held", {{"topic", r.held_topic}, {"partition", r.held_partition}, {"offset", r.held_offset}}},
+        {"awaited_offset", opt(r.awaited_offset)},
+        {"located_offset", opt(r.located_offset)},
+        {"baseline", opt(r.baseline)},
+        {"lso", opt(r.lso)},
+        {"log_end", opt(r.log_end)},
+        {"open_txn_since_ms", opt(r.open_txn_since_ms)},
+        {"cycle", r.cycle},
+    });
+  }
+  nlohmann::json channels = nlohmann::json::array();
+  for (const auto& c : d.channels) {
+    nlohmann::json claims = nlohmann::json::array();
+    for (const auto& cd : c.claims) {
+      nlohmann::json chain = nlohmann::json::array();
+      for (const auto& s : cd.chain) {
+        chain.push_back({{"topic", s.topic}, {"partition", s.partition}, {"head_offset", s.head_offset},
+                         {"claim", claim_json(s.claim)}});
+      }
+      claims.push_back({{"claim", claim_json(cd.claim)}, {"root", cd.root}, {"chain", chain}});
+    }
+    channels.push_back({
+        {"topic", c.topic},
+        {"partition", c.partition},
+        {"baseline", c.baseline},
+        {"frontier", c.frontier},
+        {"position", opt(c.position)},
+        {"queue_length", c.queue_length},
+        {"head_offset", opt(c.head_offset)},
+        {"head_age_ms", opt(c.head_age)},
+        {"lso", opt(c.lso)},
+        {"log_end", opt(c.log_end)},
+        {"failed", c.failed},
+        {"failed_offset", opt(c.failed_offset)},
+        {"claims", claims},
+    });
+  }
+  return {{"version", 1},       {"stuck", d.stuck()}, {"summary", summary_line(d)}, {"held_channels", d.held_channels()},
+          {"roots", roots},     {"channels", channels}, {"advice", d.advice}};
+}
+
+std::string to_text(const Diagnosis& d) {
+  std::string out = summary_line(d) + "\n";
+  for (std::size_t i = 0; i < d.roots.size(); ++i) {
+    const auto& r = d.roots[i];
+    out += fmt::format("\n[{}] {}{}\n    {}\n    {}\n", i + 1, verdict_label(r.verdict),
+                       blocks(r.verdict) ? "" : " (does not block)", r.summary, r.detail);
+    if (r.remedy) out += fmt::format("    remedy: {}\n", *r.remedy);
+  }
+  for (const auto& a : d.advice) out += fmt::format("\nadvice: {}\n", a);
+  out += "\nchannels:\n";
+  for (const auto& c : d.channels) {
+    out += fmt::format("  {:<24} baseline {:<8} frontier {:<8}", channel_text(c.topic, c.partition), c.baseline,
+                       c.frontier);
+    if (c.lso) out += fmt::format(" lso {}", *c.lso);
+    if (c.log_end) out += fmt::format(" log_end {}", *c.log_end);
+    if (c.failed) out += fmt::format(" FAILED CLOSED at {}", c.failed_offset.value_or(-1));
+    if (!c.head_offset) {
+      out += "  nothing held\n";
+      continue;
+    }
+    out += fmt::format("\n    head {} held{}, {} record(s) queued\n", *c.head_offset,
+                       c.head_age ? " for " + age_text(*c.head_age) : std::string(), c.queue_length);
+    for (const auto& cd : c.claims) {
+      out += fmt::format("    waits on {} -> root [{}]\n", cd.claim.kind.empty() ? "nothing" : claim_text(cd.claim),
+                         cd.root + 1);
+      if (cd.chain.size() > 1) {
+        std::string chain;
+        for (const auto& s : cd.chain) {
+          chain += fmt::format("{}{} (waits on {})", chain.empty() ? "" : " -> ",
+                               offset_text(s.topic, s.partition, s.head_offset), claim_text(s.claim));
+        }
+        out += fmt::format("      chain: {}\n", chain);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace causal
