@@ -30,40 +30,48 @@ void Clock::claim_seq(ChannelId ch, SenderId s, SeqNo q) {
   }
 }
 
+namespace {
+// Joins sorted run `b` into sorted run `a` (pointwise max). The common case on the hot path
+// (custody folding a clock whose coordinates it already holds) updates in place and
+// allocates nothing; only a new coordinate costs a merge.
+template <class Claim, class Less, class Max>
+void join_runs(std::vector<Claim>& a, const std::vector<Claim>& b, Less less, Max max_into) {
+  if (b.empty()) return;
+  bool missing = false;
+  auto ai = a.begin();
+  for (const Claim& c : b) {
+    while (ai != a.end() && less(*ai, c)) ++ai;
+    if (ai != a.end() && !less(c, *ai)) {
+      max_into(*ai, c);
+    } else {
+      missing = true;
+    }
+  }
+  if (!missing) return;
+  std::vector<Claim> merged;
+  merged.reserve(a.size() + b.size());
+  auto x = a.begin();
+  auto y = b.begin();
+  while (x != a.end() || y != b.end()) {
+    if (y == b.end() || (x != a.end() && less(*x, *y))) {
+      merged.push_back(*x++);
+    } else if (x == a.end() || less(*y, *x)) {
+      merged.push_back(*y++);
+    } else {
+      merged.push_back(*x);  // already maxed above
+      ++x, ++y;
+    }
+  }
+  a = std::move(merged);
+}
+}  // namespace
+
 void Clock::join(const Clock& other) {
-  // Linear merges of two sorted runs.
-  if (!other.offsets_.empty()) {
-    std::vector<OffsetClaim> merged;
-    merged.reserve(offsets_.size() + other.offsets_.size());
-    auto a = offsets_.begin(), b = other.offsets_.begin();
-    while (a != offsets_.end() || b != other.offsets_.end()) {
-      if (b == other.offsets_.end() || (a != offsets_.end() && a->channel < b->channel)) {
-        merged.push_back(*a++);
-      } else if (a == offsets_.end() || b->channel < a->channel) {
-        merged.push_back(*b++);
-      } else {
-        merged.push_back({a->channel, std::max(a->offset, b->offset)});
-        ++a, ++b;
-      }
-    }
-    offsets_ = std::move(merged);
-  }
-  if (!other.seqs_.empty()) {
-    std::vector<SeqClaim> merged;
-    merged.reserve(seqs_.size() + other.seqs_.size());
-    auto a = seqs_.begin(), b = other.seqs_.begin();
-    while (a != seqs_.end() || b != other.seqs_.end()) {
-      if (b == other.seqs_.end() || (a != seqs_.end() && seq_key_less(*a, *b))) {
-        merged.push_back(*a++);
-      } else if (a == seqs_.end() || seq_key_less(*b, *a)) {
-        merged.push_back(*b++);
-      } else {
-        merged.push_back({a->channel, a->sender, std::max(a->seq, b->seq)});
-        ++a, ++b;
-      }
-    }
-    seqs_ = std::move(merged);
-  }
+  join_runs(
+      offsets_, other.offsets_, [](const OffsetClaim& x, const OffsetClaim& y) { return x.channel < y.channel; },
+      [](OffsetClaim& into, const OffsetClaim& c) { into.offset = std::max(into.offset, c.offset); });
+  join_runs(seqs_, other.seqs_, seq_key_less,
+            [](SeqClaim& into, const SeqClaim& c) { into.seq = std::max(into.seq, c.seq); });
 }
 
 bool Clock::dominates(const Clock& other) const {

@@ -1,1 +1,516 @@
-// gate: to be written
+// The delivery gate. See gate.hpp for the rules and docs/protocol.md for why they hold.
+//
+// Mechanics in one paragraph: a record is appended to its channel's hold queue; when it
+// becomes head its channel is put on the worklist; run_cascade() evaluates worklist heads
+// until none is left. evaluate() walks the head's claims from where it last stopped; the
+// first unsatisfied claim registers the head in that claim's waiter index (a min-heap per
+// channel for offset claims, a small list per channel for sequence claims) and stops. A
+// frontier or delivered_seq advance pops exactly the waiters it satisfies and puts their
+// channels on the worklist. Every claim is therefore examined O(1) times while held, and a
+// delivery touches only the heads it can release.
+#include "causal/gate.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "causal/rules.hpp"
+
+namespace causal {
+
+using rules::on;
+using rules::Rule;
+
+std::string_view to_string(Release r) {
+  switch (r) {
+    case Release::immediate: return "immediate";
+    case Release::head_of_line: return "head_of_line";
+    case Release::frontier: return "frontier";
+    case Release::seq_resolved: return "seq_resolved";
+    case Release::position_advance: return "position_advance";
+    case Release::fold_in: return "fold_in";
+    case Release::lookup: return "lookup";
+    case Release::scope: return "scope";
+  }
+  return "unknown";
+}
+
+namespace {
+// Min-heap order on `needed` for std::push_heap / pop_heap.
+constexpr auto kLaterNeedFirst = [](const auto& a, const auto& b) { return a.needed > b.needed; };
+}  // namespace
+
+void Gate::HoldQueue::pop_front() {
+  ++begin_;
+  if (begin_ == items_.size()) {
+    clear();
+  } else if (begin_ >= 64 && begin_ * 2 >= items_.size()) {
+    items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(begin_));
+    begin_ = 0;
+  }
+}
+
+Gate::Gate(Names& names, GateObserver* observer) : names_(names), observer_(observer) {}
+
+Gate::ChannelState& Gate::state(ChannelId ch) {
+  if (ch >= channels_.size()) channels_.resize(std::max<std::size_t>(std::size_t{ch} + 1, names_.channel_count()));
+  return channels_[ch];
+}
+
+void Gate::cover_all_names() {
+  // Every channel id in any clock comes from names_, so after this no evaluation resizes
+  // channels_ (which would invalidate the references it holds).
+  if (channels_.size() < names_.channel_count()) channels_.resize(names_.channel_count());
+}
+
+const Gate::ChannelState* Gate::find(ChannelId ch) const {
+  return ch < channels_.size() && channels_[ch].consumed ? &channels_[ch] : nullptr;
+}
+
+Gate::SeqEntry* Gate::find_seq(ChannelState& st, SenderId s) {
+  for (auto& e : st.delivered_seq) {
+    if (e.sender == s) return &e;
+  }
+  return nullptr;
+}
+
+const Gate::SeqEntry* Gate::find_seq(const ChannelState& st, SenderId s) const {
+  for (const auto& e : st.delivered_seq) {
+    if (e.sender == s) return &e;
+  }
+  return nullptr;
+}
+
+// --- scope ---------------------------------------------------------------------------
+
+void Gate::add_channel(ChannelId ch, Offset baseline) {
+  if (baseline < 0) throw std::invalid_argument("Gate::add_channel: negative baseline");
+  cover_all_names();
+  ChannelState& st = state(ch);
+  // Scope growth: a channel added after records were received.
+  const bool growth = !st.consumed && stats_.received > 0;
+  if (!st.consumed) {
+    st.consumed = true;
+    st.baseline = baseline;
+    scope_.push_back(ch);
+  }
+  // The seed: everything below the baseline is accounted for (never delivered here).
+  raise_frontier(ch, baseline - 1, Release::scope, kNoOffset);
+  if (growth) {
+    // Scope growth: claims on `ch` were ignored by the restrict step until now, so every
+    // held head is evaluated again from its first claim.
+    ++stats_.scope_growths;
+    for (ChannelId c : scope_) {
+      if (!channels_[c].queue.empty()) {
+        restart_evaluation(c);
+        schedule(c, Release::scope, ch, kNoOffset);
+      }
+    }
+  }
+  run_cascade();
+}
+
+bool Gate::consumes(ChannelId ch) const { return find(ch) != nullptr; }
+
+void Gate::restart_evaluation(ChannelId ch) {
+  ChannelState& st = channels_[ch];
+  ++st.epoch;  // makes any registered waiter of this head stale
+  st.next_offset_claim = 0;
+  st.next_seq_claim = 0;
+  st.waiting = false;
+  st.blocker.reset();
+}
+
+// --- receive side ----------------------------------------------------------------------
+
+bool Gate::receive(Received r) {
+  cover_all_names();
+  ChannelState* stp = r.channel < channels_.size() ? &channels_[r.channel] : nullptr;
+  if (stp == nullptr || !stp->consumed) throw std::logic_error("Gate::receive: channel not in scope");
+  ChannelState& st = *stp;
+  if (st.failed) return false;  // fail closed: nothing at or after the failed offset
+  ++stats_.received;
+
+  // 1 replay guard. A record not above the queue's tail is a re-read without reassign():
+  // it was already received, so it is a replay too.
+  if ((on(Rule::replay_guard) && r.offset <= st.frontier) ||
+      (!st.queue.empty() && r.offset <= st.queue.back().offset)) {
+    ++stats_.replays_dropped;
+    if (observer_) observer_->replay_dropped(r.channel, r.offset);
+    return false;
+  }
+  // 3 custody: fold at receive, not delivery (an over-claim only delays).
+  st.custody.join(r.clock);
+  // 4 queue.
+  const bool was_empty = st.queue.empty();
+  st.queue.push_back(Held{r.offset, std::move(r.clock), r.tag, r.now});
+  ++held_total_;
+  if (was_empty) {
+    became_head(r.channel, /*at_receive=*/true);  // 2 bridge at receive
+    run_cascade();
+  }
+  const bool delivered = st.queue.empty() || st.queue.back().offset != r.offset;
+  if (!delivered) ++stats_.holds;
+  return true;
+}
+
+void Gate::became_head(ChannelId ch, bool at_receive) {
+  ChannelState& st = channels_[ch];
+  st.next_offset_claim = 0;
+  st.next_seq_claim = 0;
+  st.waiting = false;
+  st.blocker.reset();
+  ++st.epoch;
+  // 5 head fold-in: head-of-line order means every business record below the head was
+  // delivered, so the rest of the prefix was skipped (markers, aborted records).
+  if (on(Rule::fold_in)) {
+    if (raise_frontier(ch, st.queue.front().offset - 1, Release::fold_in, kNoOffset)) {
+      ++(at_receive ? stats_.bridges_at_receive : stats_.head_fold_ins);
+    }
+  }
+  schedule(ch, at_receive ? Release::immediate : Release::head_of_line, ch, kNoOffset);
+}
+
+void Gate::schedule(ChannelId ch, Release why, ChannelId by_channel, Offset by_offset) {
+  ChannelState& st = channels_[ch];
+  st.release = why;
+  st.released_by_channel = by_channel;
+  st.released_by_offset = by_offset;
+  worklist_.push_back(ch);
+}
+
+void Gate::position_advance(ChannelId ch, Offset p) {
+  if (!on(Rule::position_advance)) return;
+  ChannelState& st = state(ch);
+  if (!st.consumed) return;
+  if (!st.queue.empty() && !on(Rule::remembered_position)) return;
+  st.position = std::max(st.position, p);
+  if (st.queue.empty()) {
+    apply_position(ch, /*remembered=*/false);
+    run_cascade();
+  }
+}
+
+void Gate::apply_position(ChannelId ch, bool remembered) {
+  ChannelState& st = channels_[ch];
+  if (st.position == kNoOffset) return;
+  if (raise_frontier(ch, st.position - 1, Release::position_advance, st.position)) {
+    ++stats_.position_advances;
+    if (remembered) ++stats_.position_remembered;
+  }
+}
+
+void Gate::fail_closed(ChannelId ch, Offset offset) {
+  ChannelState& st = state(ch);
+  if (st.failed) return;
+  st.failed = true;
+  st.failed_offset = offset;
+  ++stats_.failed_closed;
+}
+
+bool Gate::failed(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  return st && st->failed;
+}
+
+std::optional<Offset> Gate::failed_at(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  if (!st || !st->failed) return std::nullopt;
+  return st->failed_offset;
+}
+
+void Gate::reassign(ChannelId ch) {
+  ChannelState& st = state(ch);
+  held_total_ -= st.queue.size();
+  st.queue.clear();
+  st.position = kNoOffset;
+  st.failed = false;  // a re-read is the retry that fail-closed left room for
+  st.failed_offset = kNoOffset;
+  restart_evaluation(ch);
+  ++stats_.reassignments;
+}
+
+// --- frontier and delivered_seq advances ----------------------------------------------
+
+bool Gate::raise_frontier(ChannelId ch, Offset to, Release why, Offset by_offset) {
+  ChannelState& st = channels_[ch];
+  if (st.failed) to = std::min(to, st.failed_offset - 1);
+  if (to <= st.frontier) return false;
+  st.frontier = to;
+  auto& heap = st.offset_waiters;
+  while (!heap.empty() && heap.front().needed <= to) {
+    OffsetWaiter w = heap.front();
+    std::pop_heap(heap.begin(), heap.end(), kLaterNeedFirst);
+    heap.pop_back();
+    ChannelState& head = channels_[w.head_channel];
+    if (head.epoch != w.epoch || !head.waiting) continue;  // stale registration
+    head.waiting = false;
+    head.blocker.reset();
+    schedule(w.head_channel, why, ch, by_offset);
+  }
+  return true;
+}
+
+void Gate::raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, bool delivered_here, Release why,
+                               Offset by_offset) {
+  ChannelState& st = channels_[ch];
+  SeqEntry* e = find_seq(st, s);
+  if (e == nullptr) {
+    st.delivered_seq.push_back({s, q, delivered_here});
+  } else {
+    e->delivered_here = e->delivered_here || delivered_here;
+    if (q <= e->seq) return;
+    e->seq = q;
+  }
+  if (st.seq_waiters.empty()) return;
+  std::erase_if(st.seq_waiters, [&](const SeqWaiter& w) {
+    if (w.sender != s || w.needed > q) return false;
+    ChannelState& head = channels_[w.head_channel];
+    if (head.epoch == w.epoch && head.waiting) {
+      head.waiting = false;
+      head.blocker.reset();
+      ++stats_.seq_claims_resolved;
+      schedule(w.head_channel, why, ch, by_offset);
+    }
+    return true;
+  });
+}
+
+// --- the predicate ---------------------------------------------------------------------
+
+bool Gate::ignores_offset_claim(ChannelId record_ch, ChannelId claim_ch) const {
+  // 6 normalise: a claim on the record's own channel is either a self-cycle (at or above
+  // its offset) or already enforced by per-channel FIFO (below it).
+  if (on(Rule::self_channel) && claim_ch == record_ch) return true;
+  // 7 restrict: the ignore branch. Sound because every consumed ancestor behind an
+  // unconsumed coordinate is claimed directly in the same clock (docs/protocol.md).
+  if (on(Rule::restrict) && find(claim_ch) == nullptr) return true;
+  return false;
+}
+
+bool Gate::ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqClaim& c) const {
+  if (on(Rule::self_channel) && c.channel == record_ch) return true;
+  // 6 normalise: a sequence claim naming the record's own sender names a send of its own
+  // transaction (concurrent with it) or an earlier own send its own-send offset claim
+  // already covers. Enforcing it deadlocks opposite-order concurrent transactions.
+  if (on(Rule::own_sender_seq) && clock.origin && clock.origin->sender == c.sender) return true;
+  if (on(Rule::restrict) && find(c.channel) == nullptr) return true;
+  return false;
+}
+
+bool Gate::offset_satisfied(const OffsetClaim& c) const {
+  return c.channel < channels_.size() && channels_[c.channel].frontier >= c.offset;
+}
+
+bool Gate::seq_satisfied(const SeqClaim& c) const {
+  if (!on(Rule::seq_resolution)) return true;
+  if (c.channel >= channels_.size()) return false;
+  const SeqEntry* e = find_seq(channels_[c.channel], c.sender);
+  return e != nullptr && e->seq >= c.seq;
+}
+
+bool Gate::needs_lookup(const SeqClaim& c) const {
+  const ChannelState* st = find(c.channel);
+  if (st == nullptr) return false;
+  const SeqEntry* e = find_seq(*st, c.sender);
+  if (e != nullptr && e->delivered_here) return false;
+  return std::find(answered_at_or_above_baseline_.begin(), answered_at_or_above_baseline_.end(),
+                   LookupRequest{c.channel, c.sender, c.seq}) == answered_at_or_above_baseline_.end();
+}
+
+bool Gate::evaluate(ChannelId ch) {
+  ChannelState& st = channels_[ch];
+  if (st.queue.empty() || st.waiting) return false;
+  const Held& head = st.queue.front();
+  const auto& offsets = head.clock.offsets();
+  for (; st.next_offset_claim < offsets.size(); ++st.next_offset_claim) {
+    const OffsetClaim& c = offsets[st.next_offset_claim];
+    if (ignores_offset_claim(ch, c.channel) || offset_satisfied(c)) continue;
+    // 8 gate: blocked. Register on the claim's frontier; resume here when it rises.
+    ChannelState& target = channels_[c.channel];
+    target.offset_waiters.push_back({c.offset, ch, st.epoch});
+    std::push_heap(target.offset_waiters.begin(), target.offset_waiters.end(), kLaterNeedFirst);
+    st.waiting = true;
+    st.blocker = Blocker{Blocker::Kind::offset, c.channel, c.offset};
+    if (observer_) observer_->held(ch, head.offset, *st.blocker);
+    return false;
+  }
+  const auto& seqs = head.clock.seqs();
+  for (; st.next_seq_claim < seqs.size(); ++st.next_seq_claim) {
+    const SeqClaim& c = seqs[st.next_seq_claim];
+    if (ignores_seq_claim(ch, head.clock, c) || seq_satisfied(c)) continue;
+    channels_[c.channel].seq_waiters.push_back({c.sender, c.seq, ch, st.epoch});
+    st.waiting = true;
+    st.blocker = Blocker{Blocker::Kind::seq, c.channel, kNoOffset, c.sender, c.seq};
+    if (observer_) {
+      observer_->held(ch, head.offset, *st.blocker);
+      if (needs_lookup(c)) observer_->needs_lookup(c.channel, c.sender, c.seq);
+    }
+    return false;
+  }
+  deliver_head(ch);
+  return true;
+}
+
+void Gate::deliver_head(ChannelId ch) {
+  ChannelState& st = channels_[ch];
+  const Held& head = st.queue.front();
+  const Offset offset = head.offset;
+  const std::optional<Origin> origin = head.clock.origin;
+  if (st.release != Release::immediate) ++released_in_cascade_;
+  ++stats_.delivered;
+  if (observer_) {
+    observer_->delivered(Delivery{ch, offset, head.clock, head.tag, head.received_at, st.release,
+                                  st.released_by_channel, st.released_by_offset});
+  }
+  st.queue.pop_front();
+  --held_total_;
+  // 9 deliver: the frontier advances to the delivered offset; wake what it releases.
+  raise_frontier(ch, offset, Release::frontier, offset);
+  if (origin) raise_delivered_seq(ch, origin->sender, origin->seq, true, Release::seq_resolved, offset);
+  if (!st.queue.empty()) {
+    became_head(ch, /*at_receive=*/false);
+  } else if (on(Rule::remembered_position)) {
+    apply_position(ch, /*remembered=*/true);  // 10: a position reported while the head was held
+  }
+}
+
+void Gate::run_cascade() {
+  released_in_cascade_ = 0;
+  while (!worklist_.empty()) {
+    ChannelId ch = worklist_.back();
+    worklist_.pop_back();
+    evaluate(ch);
+  }
+  if (released_in_cascade_ >= 2) ++stats_.cascades_multi;
+}
+
+// --- lookups -----------------------------------------------------------------------------
+
+std::vector<LookupRequest> Gate::pending_lookups() const {
+  std::vector<LookupRequest> out;
+  for (ChannelId ch : scope_) {
+    const ChannelState& st = channels_[ch];
+    if (!st.waiting || !st.blocker || st.blocker->kind != Blocker::Kind::seq) continue;
+    SeqClaim c{st.blocker->channel, st.blocker->sender, st.blocker->seq};
+    if (!needs_lookup(c)) continue;
+    LookupRequest req{c.channel, c.sender, c.seq};
+    if (std::find(out.begin(), out.end(), req) == out.end()) out.push_back(req);
+  }
+  return out;
+}
+
+void Gate::answer_lookup(const LookupRequest& req, std::optional<Offset> located) {
+  cover_all_names();
+  ChannelState& st = state(req.channel);
+  if (!st.consumed) return;
+  if (located && *located < st.baseline) {
+    // The send sits below the baseline: accounted for exactly as an offset claim below the
+    // baseline is (the frontier was seeded past it).
+    ++stats_.lookups_resolved;
+    raise_delivered_seq(req.channel, req.sender, req.seq, false, Release::lookup, *located);
+    run_cascade();
+  } else {
+    // At or above the baseline (it will arrive), or not found (keep waiting; say so).
+    answered_at_or_above_baseline_.push_back(req);
+  }
+}
+
+// --- resolution state --------------------------------------------------------------------
+
+std::vector<ResolutionEntry> Gate::resolution_state() const {
+  std::vector<ResolutionEntry> out;
+  for (ChannelId ch : scope_) {
+    for (const auto& e : channels_[ch].delivered_seq) out.push_back({ch, e.sender, e.seq});
+  }
+  return out;
+}
+
+void Gate::restore_resolution_state(std::span<const ResolutionEntry> entries) {
+  cover_all_names();
+  for (const auto& e : entries) {
+    ChannelState& st = state(e.channel);
+    SeqEntry* existing = find_seq(st, e.sender);
+    if (existing) {
+      existing->seq = std::max(existing->seq, e.seq);
+      existing->delivered_here = true;
+    } else {
+      st.delivered_seq.push_back({e.sender, e.seq, true});
+    }
+  }
+}
+
+// --- inspection --------------------------------------------------------------------------
+
+Offset Gate::frontier(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  return st ? st->frontier : kNoOffset;
+}
+
+Offset Gate::baseline(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  return st ? st->baseline : 0;
+}
+
+std::optional<Offset> Gate::remembered_position(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  if (!st || st->position == kNoOffset) return std::nullopt;
+  return st->position;
+}
+
+const Clock& Gate::custody(ChannelId ch) const {
+  static const Clock kEmpty;
+  const ChannelState* st = find(ch);
+  return st ? st->custody : kEmpty;
+}
+
+SeqNo Gate::delivered_seq(ChannelId ch, SenderId s) const {
+  if (ch >= channels_.size()) return 0;
+  const SeqEntry* e = find_seq(channels_[ch], s);
+  return e ? e->seq : 0;
+}
+
+std::size_t Gate::held_count(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  return st ? st->queue.size() : 0;
+}
+
+std::optional<Gate::HeadView> Gate::head(ChannelId ch) const {
+  const ChannelState* st = find(ch);
+  if (!st || st->queue.empty()) return std::nullopt;
+  const Held& h = st->queue.front();
+  return HeadView{ch, h.offset, &h.clock, h.received_at, h.tag};
+}
+
+std::vector<Gate::HeadView> Gate::held(ChannelId ch) const {
+  std::vector<HeadView> out;
+  const ChannelState* st = find(ch);
+  if (!st) return out;
+  for (std::size_t i = 0; i < st->queue.size(); ++i) {
+    const Held& h = st->queue.at(i);
+    out.push_back({ch, h.offset, &h.clock, h.received_at, h.tag});
+  }
+  return out;
+}
+
+std::vector<Blocker> Gate::unsatisfied(ChannelId ch, const Clock& clock) const {
+  std::vector<Blocker> out;
+  for (const auto& c : clock.offsets()) {
+    if (!ignores_offset_claim(ch, c.channel) && !offset_satisfied(c)) {
+      out.push_back({Blocker::Kind::offset, c.channel, c.offset});
+    }
+  }
+  for (const auto& c : clock.seqs()) {
+    if (!ignores_seq_claim(ch, clock, c) && !seq_satisfied(c)) {
+      out.push_back({Blocker::Kind::seq, c.channel, kNoOffset, c.sender, c.seq});
+    }
+  }
+  return out;
+}
+
+std::vector<Blocker> Gate::unsatisfied(ChannelId ch) const {
+  auto h = head(ch);
+  if (!h) return {};
+  return unsatisfied(ch, *h->clock);
+}
+
+}  // namespace causal

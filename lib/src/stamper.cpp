@@ -1,1 +1,90 @@
-// stamper: to be written
+// The stamper. See stamper.hpp for the stamp's four parts and docs/protocol.md for why
+// each is there.
+#include "causal/stamper.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "causal/rules.hpp"
+
+namespace causal {
+
+using rules::on;
+using rules::Rule;
+
+Stamper::Stamper(SenderId self, Mode mode, const Gate* gate) : self_(self), mode_(mode), gate_(gate) {}
+
+void Stamper::seed(ChannelId sink, Offset end) {
+  SinkState& s = sinks_[sink];
+  s.seed = std::max(s.seed, end - 1);
+}
+
+Clock Stamper::current_clock() const {
+  Clock c;
+  if (gate_ != nullptr) {
+    for (ChannelId ch : gate_->scope()) {
+      // 1 the frontier; 2 custody (folded at receive).
+      if (Offset f = gate_->frontier(ch); f >= 0) c.append_unsorted(OffsetClaim{ch, f});
+      const Clock& custody = gate_->custody(ch);
+      for (const auto& oc : custody.offsets()) c.append_unsorted(oc);
+      for (const auto& sc : custody.seqs()) c.append_unsorted(sc);
+    }
+  }
+  for (const auto& [sink, s] : sinks_) {
+    // 3 the end-offset seed: covers everything appended to the sink before this incarnation.
+    if (s.seed >= 0) c.append_unsorted(OffsetClaim{sink, s.seed});
+    // 4 own sends: the latest acknowledged send by offset, kept across transactions ...
+    if (on(Rule::own_send_claim) && s.acked >= 0) c.append_unsorted(OffsetClaim{sink, s.acked});
+    // ... and, for a transactional sender only, the latest still-unacknowledged send by
+    // sequence number (its offset is not known yet). An idempotent sender claims
+    // acknowledged sends only; to order after an in-flight send it waits for the ack.
+    if (mode_ == Mode::transactional && !s.in_flight.empty()) {
+      c.append_unsorted(SeqClaim{sink, self_, s.in_flight.back()});
+    }
+  }
+  c.normalize();
+  // Normalise sequence claims: one this node resolved is covered by its frontier entry on
+  // that channel, which is an offset claim (no late-joiner window). Claims on channels not
+  // consumed here pass through unchanged.
+  if (gate_ != nullptr) {
+    c.drop_seqs_if([this](const SeqClaim& sc) {
+      return gate_->consumes(sc.channel) && gate_->delivered_seq(sc.channel, sc.sender) >= sc.seq;
+    });
+  }
+  return c;
+}
+
+Clock Stamper::stamp_send(ChannelId sink) {
+  Clock c = current_clock();
+  const SeqNo q = next_seq_++;
+  c.origin = Origin{self_, q};
+  sinks_[sink].in_flight.push_back(q);  // ascending: q is the largest number so far
+  return c;
+}
+
+void Stamper::acknowledged(ChannelId sink, SeqNo q, Offset offset) {
+  auto it = sinks_.find(sink);
+  if (it == sinks_.end()) throw std::logic_error("Stamper::acknowledged: no send to this sink");
+  SinkState& s = it->second;
+  auto pos = std::lower_bound(s.in_flight.begin(), s.in_flight.end(), q);
+  if (pos == s.in_flight.end() || *pos != q) throw std::logic_error("Stamper::acknowledged: unknown send");
+  s.in_flight.erase(pos);
+  if (q > s.acked_seq) {
+    s.acked_seq = q;
+    s.acked = std::max(s.acked, offset);
+  }
+}
+
+void Stamper::transaction_ended() {
+  if (unacknowledged() != 0) {
+    throw std::logic_error("Stamper::transaction_ended: sends still unacknowledged (flush first)");
+  }
+}
+
+std::size_t Stamper::unacknowledged() const {
+  std::size_t n = 0;
+  for (const auto& [sink, s] : sinks_) n += s.in_flight.size();
+  return n;
+}
+
+}  // namespace causal

@@ -42,12 +42,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "causal/clock.hpp"
@@ -230,6 +227,42 @@ class Gate {
     std::uint64_t tag;
     std::int64_t received_at;
   };
+  // A FIFO with O(1) amortised pop_front that allocates nothing while empty (a std::deque
+  // allocates on construction, which costs too much at 100,000 channels).
+  class HoldQueue {
+   public:
+    bool empty() const { return begin_ == items_.size(); }
+    std::size_t size() const { return items_.size() - begin_; }
+    Held& front() { return items_[begin_]; }
+    const Held& front() const { return items_[begin_]; }
+    const Held& back() const { return items_.back(); }
+    const Held& at(std::size_t i) const { return items_[begin_ + i]; }
+    void push_back(Held h) { items_.push_back(std::move(h)); }
+    void pop_front();
+    void clear() { items_.clear(), begin_ = 0; }
+
+   private:
+    std::vector<Held> items_;
+    std::size_t begin_ = 0;
+  };
+  // A held head registered on the claim that blocks it. `epoch` makes a registration stale
+  // when the head's evaluation restarts (scope growth, reassignment).
+  struct OffsetWaiter {
+    Offset needed;
+    ChannelId head_channel;
+    std::uint32_t epoch;
+  };
+  struct SeqWaiter {
+    SenderId sender;
+    SeqNo needed;
+    ChannelId head_channel;
+    std::uint32_t epoch;
+  };
+  struct SeqEntry {
+    SenderId sender;
+    SeqNo seq;
+    bool delivered_here;  // a record of this sender was delivered here (or restored): presence
+  };
   struct ChannelState {
     bool consumed = false;
     bool failed = false;
@@ -237,54 +270,61 @@ class Gate {
     Offset baseline = 0;
     Offset frontier = kNoOffset;
     Offset position = kNoOffset;  // highest reported position, kNoOffset if none
-    std::deque<Held> queue;
+    HoldQueue queue;
     Clock custody;
-    // Evaluation resume point for the head: index into the head's offset claims, then
-    // into its sequence claims. Reset when a new record becomes head.
+    std::vector<SeqEntry> delivered_seq;      // few senders per channel: a flat vector
+    std::vector<OffsetWaiter> offset_waiters;  // min-heap on `needed`: heads waiting on this frontier
+    std::vector<SeqWaiter> seq_waiters;        // heads waiting on a send of this channel
+    // Evaluation state of the head: resume points into its offset claims, then its
+    // sequence claims; reset whenever a record becomes head.
     std::uint32_t next_offset_claim = 0;
     std::uint32_t next_seq_claim = 0;
-    bool head_waiting = false;        // registered in a waiter index
-    bool head_reported_held = false;  // holds counted for this head
-    Release pending_release = Release::immediate;
-    ChannelId pending_by_channel = 0;
-    Offset pending_by_offset = kNoOffset;
-  };
-
-  struct OffsetWaiter {
-    Offset needed;
-    ChannelId head_channel;
-  };
-  struct SeqWaiter {
-    SeqNo needed;
-    ChannelId head_channel;
+    std::uint32_t epoch = 0;
+    bool waiting = false;                     // head is registered as a waiter
+    std::optional<Blocker> blocker;           // the claim the head waits on, when waiting
+    Release release = Release::immediate;     // what will have released the head
+    ChannelId released_by_channel = 0;
+    Offset released_by_offset = kNoOffset;
   };
 
   ChannelState& state(ChannelId ch);
+  void cover_all_names();
   const ChannelState* find(ChannelId ch) const;
+  SeqEntry* find_seq(ChannelState& st, SenderId s);
+  const SeqEntry* find_seq(const ChannelState& st, SenderId s) const;
 
-  // Raises frontier[ch] to at least `to`; wakes waiters it satisfies.
-  void raise_frontier(ChannelId ch, Offset to, Release why, ChannelId by_ch, Offset by_off);
-  void raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, Release why, ChannelId by_ch, Offset by_off);
-  // A record just became head of ch (receive onto empty queue, or after a pop).
+  // Raises frontier[ch] to at least `to` (never past a failed-closed offset) and wakes the
+  // heads waiting on it. Returns true when the frontier rose.
+  bool raise_frontier(ChannelId ch, Offset to, Release why, Offset by_offset);
+  // Raises delivered_seq[ch][s] to at least q and wakes the heads waiting on it.
+  void raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, bool delivered_here, Release why,
+                           Offset by_offset);
+  // A record just became head of ch: the head fold-in (the bridge at receive when the queue
+  // was empty), then queue it for evaluation.
   void became_head(ChannelId ch, bool at_receive);
-  // Runs evaluation of queued heads to a fixpoint.
+  void schedule(ChannelId ch, Release why, ChannelId by_channel, Offset by_offset);
+  // Evaluates queued heads to a fixpoint.
   void run_cascade();
-  // Evaluates the head of ch from its resume point. Returns true if delivered.
+  // Evaluates the head of ch from its resume point; delivers it if nothing blocks it.
   bool evaluate(ChannelId ch);
   void deliver_head(ChannelId ch);
-  void apply_remembered_position(ChannelId ch);
-  bool claim_ignored(ChannelId record_ch, const Clock& clock, ChannelId claim_ch) const;
+  void apply_position(ChannelId ch, bool remembered);
+  void restart_evaluation(ChannelId ch);
+  // Normalise and restrict (gate steps 6 and 7): true when the claim takes no part.
+  bool ignores_offset_claim(ChannelId record_ch, ChannelId claim_ch) const;
+  bool ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqClaim& c) const;
+  bool offset_satisfied(const OffsetClaim& c) const;
+  bool seq_satisfied(const SeqClaim& c) const;
+  bool needs_lookup(const SeqClaim& c) const;
 
   Names& names_;
   GateObserver* observer_;
-  std::vector<ChannelState> channels_;   // indexed by ChannelId
+  std::vector<ChannelState> channels_;  // indexed by ChannelId
   std::vector<ChannelId> scope_;
-  std::unordered_map<ChannelId, std::vector<OffsetWaiter>> offset_waiters_;  // min-heaps on needed
-  std::unordered_map<std::uint64_t, std::vector<SeqWaiter>> seq_waiters_;    // key (ch<<32|sender)
-  std::unordered_map<std::uint64_t, SeqNo> delivered_seq_;                   // key (ch<<32|sender)
   std::vector<ChannelId> worklist_;
+  std::vector<LookupRequest> answered_at_or_above_baseline_;  // lookups that said "will arrive"
   std::size_t held_total_ = 0;
-  std::size_t wakeups_in_cascade_ = 0;
+  std::size_t released_in_cascade_ = 0;
   GateStats stats_;
 };
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <unordered_map>
+#include <vector>
 
 #include "causal/clock.hpp"
 #include "causal/gate.hpp"
@@ -24,7 +25,7 @@ class Stamper {
   enum class Mode { idempotent, transactional };
 
   // `gate` may be null for a pure producer (no consumed channels).
-  Stamper(Names& names, SenderId self, Mode mode, const Gate* gate = nullptr);
+  Stamper(SenderId self, Mode mode, const Gate* gate = nullptr);
 
   // End-offset seed: the sink's end offset `end` at init (the next offset to be written).
   void seed(ChannelId sink, Offset end);
@@ -50,11 +51,9 @@ class Stamper {
     Offset seed = kNoOffset;   // e - 1
     Offset acked = kNoOffset;  // offset of the latest acknowledged own send
     SeqNo acked_seq = 0;       // its send number
-    SeqNo unacked_seq = 0;     // latest send not yet acknowledged (0 = none)
     std::vector<SeqNo> in_flight;  // unacknowledged send numbers, ascending
   };
 
-  Names& names_;
   SenderId self_;
   Mode mode_;
   const Gate* gate_;

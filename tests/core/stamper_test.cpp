@@ -1,0 +1,76 @@
+// The stamper: the four parts of a stamp (protocol.md, "The stamp").
+#include "causal/stamper.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace causal;
+
+TEST_CASE("stamp: origin numbers every send of a sender from 1, over all sinks", "[stamper]") {
+  Names names;
+  const ChannelId K = names.channel("k", 0), L = names.channel("l", 0);
+  Stamper s(names.sender("me"), Stamper::Mode::idempotent);
+  CHECK(s.stamp_send(K).origin == Origin{names.sender("me"), 1});
+  CHECK(s.stamp_send(L).origin == Origin{names.sender("me"), 2});
+  CHECK(s.stamp_send(K).origin == Origin{names.sender("me"), 3});
+  CHECK(s.last_seq() == 3);
+}
+
+TEST_CASE("stamp: an idempotent sender claims acknowledged sends only", "[stamper]") {
+  Names names;
+  const ChannelId K = names.channel("k", 0), L = names.channel("l", 0);
+  Stamper s(names.sender("me"), Stamper::Mode::idempotent);
+  s.stamp_send(K);
+  Clock second = s.stamp_send(L);
+  CHECK(second.offset_of(K) == kNoOffset);  // send 1 not acknowledged yet
+  CHECK(second.seqs().empty());             // and never claimed by sequence number
+  s.acknowledged(K, 1, 41);
+  CHECK(s.stamp_send(L).offset_of(K) == 41);
+}
+
+TEST_CASE("stamp: a transactional sender claims in-flight sends by sequence, acknowledged ones by offset", "[stamper]") {
+  Names names;
+  const ChannelId K = names.channel("k", 0), L = names.channel("l", 0);
+  const SenderId me = names.sender("me");
+  Stamper s(me, Stamper::Mode::transactional);
+  s.stamp_send(K);  // 1
+  s.stamp_send(K);  // 2
+  Clock third = s.stamp_send(L);
+  REQUIRE(third.seqs() == std::vector<SeqClaim>{{K, me, 2}});  // the latest in-flight send to k
+  CHECK_THROWS_AS(s.transaction_ended(), std::logic_error);   // commit must flush first
+
+  s.acknowledged(K, 1, 10);
+  s.acknowledged(K, 2, 11);
+  s.acknowledged(L, 3, 0);
+  s.transaction_ended();
+  // Next transaction: the acknowledged offsets are kept across transactions.
+  Clock next = s.stamp_send(L);
+  CHECK(next.seqs().empty());
+  CHECK(next.offset_of(K) == 11);
+  CHECK(next.offset_of(L) == 0);
+}
+
+TEST_CASE("stamp: frontier and custody of every consumed channel are joined in", "[stamper]") {
+  Names names;
+  const ChannelId A = names.channel("a", 0), X = names.channel("x", 0), K = names.channel("k", 0);
+  Gate gate(names);
+  gate.add_channel(A, 5);  // frontier seeded to 4
+  Clock in;
+  in.claim(X, 77);  // custody: folded at receive even though x is not consumed
+  gate.receive({A, 5, in});
+  Stamper s(names.sender("me"), Stamper::Mode::idempotent, &gate);
+  Clock out = s.stamp_send(K);
+  CHECK(out.offset_of(A) == 5);
+  CHECK(out.offset_of(X) == 77);
+}
+
+TEST_CASE("stamp: the end-offset seed claims end - 1 of every sink, and nothing for an empty sink", "[stamper]") {
+  Names names;
+  const ChannelId K = names.channel("k", 0), E = names.channel("e", 0);
+  Stamper s(names.sender("me"), Stamper::Mode::idempotent);
+  s.seed(K, 3);
+  s.seed(E, 0);
+  Clock c = s.current_clock();
+  CHECK(c.offset_of(K) == 2);
+  CHECK(c.offset_of(E) == kNoOffset);
+  CHECK_FALSE(c.origin.has_value());
+}
