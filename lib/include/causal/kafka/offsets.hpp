@@ -1,0 +1,127 @@
+// Offsets and consumer groups, read and written without joining any group:
+//
+//   list_offsets       per channel: log start, last stable offset (LSO), high watermark,
+//                      in ONE ListOffsets request per partition leader for each of the
+//                      three (rd_kafka_offsets_for_times groups partitions by leader;
+//                      logical timestamps -2 = earliest, -1 = latest; the request carries
+//                      the handle's isolation.level, so "latest" on a read_committed
+//                      handle is the LSO and on a read_uncommitted handle the high
+//                      watermark). Never one request per partition.
+//   committed          a group's committed offsets and their commit metadata (where a
+//                      causal node saves its resolution state, causal/resolution_state.hpp),
+//                      read with require_stable_offsets: an offset still pending inside an
+//                      open transaction is reported as pending (UNSTABLE_OFFSET_COMMIT),
+//                      never as committed.
+//   describe_group     the group's state and active members (DescribeConsumerGroups).
+//   alter_committed    writes committed offsets (AlterConsumerGroupOffsets); the broker
+//                      refuses while the group has members, and callers should refuse first.
+//
+// Thread-safety: an OffsetsClient owns librdkafka handles; use it from one thread.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "causal/error.hpp"
+#include "causal/kafka/config.hpp"
+#include "causal/names.hpp"
+
+namespace causal::kafka {
+
+struct ChannelRef {
+  std::string topic;
+  std::int32_t partition = 0;
+  friend bool operator==(const ChannelRef&, const ChannelRef&) = default;
+  friend auto operator<=>(const ChannelRef&, const ChannelRef&) = default;
+};
+
+struct ChannelOffsets {
+  ChannelRef channel;
+  Offset log_start = kNoOffset;
+  Offset lso = kNoOffset;      // last stable offset: where a read_committed consumer stops
+  Offset log_end = kNoOffset;  // high watermark
+  // Offsets held back by an open transaction (log_end - lso); 0 when none is open.
+  Offset open_span() const { return log_end - lso; }
+};
+
+struct CommittedOffset {
+  ChannelRef channel;
+  std::optional<Offset> offset;  // nullopt: nothing committed (or pending only)
+  std::string metadata;          // commit metadata, verbatim
+  bool pending = false;          // an offset commit is pending in an open transaction
+  std::string error;             // per-partition error other than "pending", if any
+};
+
+struct GroupMember {
+  std::string member_id;
+  std::string client_id;
+  std::string host;
+  std::vector<ChannelRef> assignment;
+};
+
+struct GroupDescription {
+  std::string group;
+  std::string state;  // librdkafka's name: Unknown, PreparingRebalance, ..., Stable, Dead, Empty
+  std::vector<GroupMember> members;
+  // False when the broker does not know the group (state Dead, or GROUP_ID_NOT_FOUND).
+  bool exists = true;
+};
+
+struct AlteredOffset {
+  ChannelRef channel;
+  std::optional<Offset> old_offset;
+  Offset new_offset = kNoOffset;
+};
+
+// Parses "topic", "topic/partition" and (when allow_offset) "topic/partition@offset".
+struct ChannelSpec {
+  std::string topic;
+  std::optional<std::int32_t> partition;
+  std::optional<Offset> offset;
+};
+std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool allow_offset);
+
+class OffsetsClient {
+ public:
+  // Opens the handles (no network traffic yet). `timeout_ms` bounds each request round.
+  static std::expected<OffsetsClient, Error> open(const ConnectionOptions& opts, int timeout_ms = 10000);
+
+  // Expands topics into their partitions (metadata); checks named partitions exist.
+  // Errors name the unknown topic or partition. Result is sorted, without duplicates.
+  std::expected<std::vector<ChannelRef>, Error> resolve(std::span<const ChannelSpec> specs);
+  // Partitions of `topic`, or an error naming it.
+  std::expected<std::vector<ChannelRef>, Error> partitions(const std::string& topic);
+
+  std::expected<std::vector<ChannelOffsets>, Error> list_offsets(std::span<const ChannelRef> channels);
+
+  std::expected<std::vector<CommittedOffset>, Error> committed(const std::string& group,
+                                                               std::span<const ChannelRef> channels);
+
+  std::expected<GroupDescription, Error> describe_group(const std::string& group);
+
+  // Writes `offsets` (with optional metadata, kept from `keep_metadata` when the caller
+  // wants it) as the group's committed offsets. Errors name the partition that failed.
+  struct NewOffset {
+    ChannelRef channel;
+    Offset offset = 0;
+    std::string metadata;
+  };
+  std::expected<void, Error> alter_committed(const std::string& group, std::span<const NewOffset> offsets);
+
+  const std::string& brokers() const { return brokers_; }
+
+ private:
+  OffsetsClient() = default;
+  std::expected<std::vector<Offset>, Error> offsets_round(rd_kafka_t* h, std::span<const ChannelRef> channels,
+                                                          std::int64_t logical, const char* what);
+  HandlePtr committed_;    // isolation.level=read_committed
+  HandlePtr uncommitted_;  // isolation.level=read_uncommitted
+  int timeout_ms_ = 10000;
+  std::string brokers_;
+};
+
+}  // namespace causal::kafka

@@ -1,0 +1,346 @@
+#include "causal/kafka/offsets.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <memory>
+
+#include <fmt/core.h>
+
+namespace causal::kafka {
+
+namespace {
+
+struct ListDeleter {
+  void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
+};
+using ListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter>;
+struct QueueDeleter {
+  void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
+};
+using QueuePtr = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
+struct EventDeleter {
+  void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
+};
+using EventPtr = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
+struct OptionsDeleter {
+  void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
+};
+using OptionsPtr = std::unique_ptr<rd_kafka_AdminOptions_t, OptionsDeleter>;
+struct TopicDeleter {
+  void operator()(rd_kafka_topic_t* t) const { rd_kafka_topic_destroy(t); }
+};
+
+ListPtr make_list(std::span<const ChannelRef> channels, std::int64_t offset) {
+  ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(channels.size()))};
+  for (const auto& c : channels) rd_kafka_topic_partition_list_add(l.get(), c.topic.c_str(), c.partition)->offset = offset;
+  return l;
+}
+
+const rd_kafka_topic_partition_t* find_in(const rd_kafka_topic_partition_list_t* l, const ChannelRef& c) {
+  for (int i = 0; i < l->cnt; ++i) {
+    if (l->elems[i].partition == c.partition && c.topic == l->elems[i].topic) return &l->elems[i];
+  }
+  return nullptr;
+}
+
+std::string channel_text(const ChannelRef& c) { return fmt::format("{}/{}", c.topic, c.partition); }
+
+std::expected<HandlePtr, Error> new_consumer(const ConnectionOptions& opts, const char* isolation) {
+  auto conf = make_conf(opts, {{"isolation.level", isolation}, {"enable.auto.commit", "false"}});
+  if (!conf) return std::unexpected(conf.error());
+  char err[512];
+  // The isolation level is the point of each handle: it is set last, over any -X.
+  if (rd_kafka_conf_set(conf->get(), "isolation.level", isolation, err, sizeof err) != RD_KAFKA_CONF_OK) {
+    return std::unexpected(runtime_error(fmt::format("cannot set isolation.level: {}", err)));
+  }
+  rd_kafka_t* h = rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), err, sizeof err);
+  if (!h) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));
+  conf.value().release();  // owned by the handle now
+  return HandlePtr{h};
+}
+
+// Waits for the one result event of an admin request on `q`.
+std::expected<EventPtr, Error> await_event(rd_kafka_queue_t* q, int timeout_ms, std::string_view what,
+                                           std::string_view brokers) {
+  EventPtr ev{rd_kafka_queue_poll(q, timeout_ms + 5000)};
+  if (!ev) {
+    return std::unexpected(runtime_error(fmt::format("{}: no answer from {} within {} ms", what, brokers, timeout_ms)));
+  }
+  if (rd_kafka_event_error(ev.get())) {
+    return std::unexpected(runtime_error(
+        fmt::format("{}: {} (brokers {})", what, rd_kafka_event_error_string(ev.get()), brokers)));
+  }
+  return ev;
+}
+
+OptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout_ms) {
+  OptionsPtr o{rd_kafka_AdminOptions_new(h, op)};
+  char err[256];
+  rd_kafka_AdminOptions_set_request_timeout(o.get(), timeout_ms, err, sizeof err);
+  return o;
+}
+
+}  // namespace
+
+std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool allow_offset) {
+  ChannelSpec spec;
+  std::string_view rest = text;
+  if (auto at = rest.find('@'); at != std::string_view::npos) {
+    if (!allow_offset) {
+      return std::unexpected(usage_error(fmt::format("'{}': an offset is not accepted here (expected TOPIC or TOPIC/PARTITION)", text)));
+    }
+    std::string_view off = rest.substr(at + 1);
+    Offset o = 0;
+    auto [p, ec] = std::from_chars(off.data(), off.data() + off.size(), o);
+    if (off.empty() || ec != std::errc{} || p != off.data() + off.size() || o < 0) {
+      return std::unexpected(usage_error(fmt::format("'{}': the offset after '@' must be a number >= 0", text)));
+    }
+    spec.offset = o;
+    rest = rest.substr(0, at);
+  }
+  if (auto slash = rest.rfind('/'); slash != std::string_view::npos) {
+    auto parsed = parse_channel(rest);
+    if (!parsed) return std::unexpected(usage_error(parsed.error().message));
+    spec.topic = parsed->first;
+    spec.partition = parsed->second;
+  } else {
+    spec.topic = std::string(rest);
+  }
+  if (!valid_topic_name(spec.topic)) {
+    return std::unexpected(usage_error(
+        fmt::format("'{}': '{}' is not a valid topic name (1..249 of [a-zA-Z0-9._-])", text, spec.topic)));
+  }
+  if (spec.offset && !spec.partition) {
+    return std::unexpected(usage_error(fmt::format("'{}': an offset needs a partition: TOPIC/PARTITION@OFFSET", text)));
+  }
+  return spec;
+}
+
+std::expected<OffsetsClient, Error> OffsetsClient::open(const ConnectionOptions& opts, int timeout_ms) {
+  OffsetsClient c;
+  c.timeout_ms_ = timeout_ms;
+  c.brokers_ = brokers_in_effect(opts);
+  auto rc = new_consumer(opts, "read_committed");
+  if (!rc) return std::unexpected(rc.error());
+  auto ru = new_consumer(opts, "read_uncommitted");
+  if (!ru) return std::unexpected(ru.error());
+  c.committed_ = std::move(*rc);
+  c.uncommitted_ = std::move(*ru);
+  return c;
+}
+
+std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const std::string& topic) {
+  std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt{rd_kafka_topic_new(committed_.get(), topic.c_str(), nullptr)};
+  const rd_kafka_metadata_t* md = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(committed_.get(), 0, rkt.get(), &md, timeout_ms_);
+  if (err) {
+    return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic '{}' from {}: {}", topic, brokers_,
+                                                     rd_kafka_err2str(err))));
+  }
+  std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> guard{md, rd_kafka_metadata_destroy};
+  std::vector<ChannelRef> out;
+  for (int i = 0; i < md->topic_cnt; ++i) {
+    const auto& t = md->topics[i];
+    if (topic != t.topic) continue;
+    if (t.err) {
+      if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
+        return std::unexpected(
+            runtime_error(fmt::format("unknown topic '{}': it does not exist on {}", topic, brokers_)));
+      }
+      return std::unexpected(runtime_error(fmt::format("topic '{}': {}", topic, rd_kafka_err2str(t.err))));
+    }
+    for (int p = 0; p < t.partition_cnt; ++p) out.push_back({topic, t.partitions[p].id});
+  }
+  if (out.empty()) {
+    return std::unexpected(runtime_error(fmt::format("unknown topic '{}': it does not exist on {}", topic, brokers_)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::expected<std::vector<ChannelRef>, Error> OffsetsClient::resolve(std::span<const ChannelSpec> specs) {
+  std::vector<ChannelRef> out;
+  std::map<std::string, std::vector<ChannelRef>> known;
+  for (const auto& s : specs) {
+    auto it = known.find(s.topic);
+    if (it == known.end()) {
+      auto parts = partitions(s.topic);
+      if (!parts) return std::unexpected(parts.error());
+      it = known.emplace(s.topic, std::move(*parts)).first;
+    }
+    if (s.partition) {
+      ChannelRef c{s.topic, *s.partition};
+      if (std::find(it->second.begin(), it->second.end(), c) == it->second.end()) {
+        return std::unexpected(runtime_error(fmt::format("unknown partition {}: topic '{}' has {} partition(s)",
+                                                         channel_text(c), s.topic, it->second.size())));
+      }
+      out.push_back(c);
+    } else {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_t* h,
+                                                                       std::span<const ChannelRef> channels,
+                                                                       std::int64_t logical, const char* what) {
+  // One call: librdkafka looks up each partition's leader and sends ONE ListOffsets
+  // request per leader broker carrying all of that broker's partitions.
+  ListPtr list = make_list(channels, logical);
+  rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(h, list.get(), timeout_ms_);
+  if (err) {
+    return std::unexpected(runtime_error(
+        fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err))));
+  }
+  std::vector<Offset> out;
+  out.reserve(channels.size());
+  for (const auto& c : channels) {
+    const auto* e = find_in(list.get(), c);
+    if (!e) return std::unexpected(runtime_error(fmt::format("{}: no {} offset in the answer", channel_text(c), what)));
+    if (e->err) {
+      return std::unexpected(
+          runtime_error(fmt::format("{}: cannot list the {} offset: {}", channel_text(c), what, rd_kafka_err2str(e->err))));
+    }
+    out.push_back(e->offset);
+  }
+  return out;
+}
+
+std::expected<std::vector<ChannelOffsets>, Error> OffsetsClient::list_offsets(std::span<const ChannelRef> channels) {
+  std::vector<ChannelOffsets> out;
+  if (channels.empty()) return out;
+  auto start = offsets_round(committed_.get(), channels, RD_KAFKA_OFFSET_BEGINNING, "log start");
+  if (!start) return std::unexpected(start.error());
+  auto lso = offsets_round(committed_.get(), channels, RD_KAFKA_OFFSET_END, "last stable");
+  if (!lso) return std::unexpected(lso.error());
+  auto hwm = offsets_round(uncommitted_.get(), channels, RD_KAFKA_OFFSET_END, "high watermark");
+  if (!hwm) return std::unexpected(hwm.error());
+  for (std::size_t i = 0; i < channels.size(); ++i) out.push_back({channels[i], (*start)[i], (*lso)[i], (*hwm)[i]});
+  return out;
+}
+
+std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(const std::string& group,
+                                                                            std::span<const ChannelRef> channels) {
+  rd_kafka_t* h = committed_.get();
+  ListPtr list = make_list(channels, RD_KAFKA_OFFSET_INVALID);
+  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
+  OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
+  if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), 1)) rd_kafka_error_destroy(e);
+  QueuePtr q{rd_kafka_queue_new(h)};
+  rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
+  rd_kafka_ListConsumerGroupOffsets_destroy(req);
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("reading the committed offsets of group '{}'", group), brokers_);
+  if (!ev) return std::unexpected(ev.error());
+  const auto* res = rd_kafka_event_ListConsumerGroupOffsets_result(ev->get());
+  size_t cnt = 0;
+  const rd_kafka_group_result_t** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(res, &cnt);
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
+    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+  }
+  const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[0]);
+  std::vector<CommittedOffset> out;
+  for (const auto& c : channels) {
+    CommittedOffset co;
+    co.channel = c;
+    const auto* e = parts ? find_in(parts, c) : nullptr;
+    if (!e) {
+      co.error = "not in the answer";
+    } else if (e->err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+      co.pending = true;
+    } else if (e->err) {
+      co.error = rd_kafka_err2str(e->err);
+    } else {
+      if (e->offset >= 0) co.offset = e->offset;
+      if (e->metadata && e->metadata_size > 0) co.metadata.assign(static_cast<const char*>(e->metadata), e->metadata_size);
+    }
+    out.push_back(std::move(co));
+  }
+  return out;
+}
+
+std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::string& group) {
+  rd_kafka_t* h = committed_.get();
+  OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, timeout_ms_);
+  QueuePtr q{rd_kafka_queue_new(h)};
+  const char* groups[] = {group.c_str()};
+  rd_kafka_DescribeConsumerGroups(h, groups, 1, o.get(), q.get());
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("describing group '{}'", group), brokers_);
+  if (!ev) return std::unexpected(ev.error());
+  const auto* res = rd_kafka_event_DescribeConsumerGroups_result(ev->get());
+  size_t cnt = 0;
+  const rd_kafka_ConsumerGroupDescription_t** descs = rd_kafka_DescribeConsumerGroups_result_groups(res, &cnt);
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  GroupDescription d;
+  d.group = group;
+  if (const rd_kafka_error_t* e = rd_kafka_ConsumerGroupDescription_error(descs[0])) {
+    if (rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) {
+      d.exists = false;
+      d.state = "Dead";
+      return d;
+    }
+    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+  }
+  auto state = rd_kafka_ConsumerGroupDescription_state(descs[0]);
+  d.state = rd_kafka_consumer_group_state_name(state);
+  d.exists = state != RD_KAFKA_CONSUMER_GROUP_STATE_DEAD;
+  size_t n = rd_kafka_ConsumerGroupDescription_member_count(descs[0]);
+  for (size_t i = 0; i < n; ++i) {
+    const auto* m = rd_kafka_ConsumerGroupDescription_member(descs[0], i);
+    GroupMember gm;
+    if (const char* s = rd_kafka_MemberDescription_consumer_id(m)) gm.member_id = s;
+    if (const char* s = rd_kafka_MemberDescription_client_id(m)) gm.client_id = s;
+    if (const char* s = rd_kafka_MemberDescription_host(m)) gm.host = s;
+    if (const auto* a = rd_kafka_MemberDescription_assignment(m)) {
+      if (const auto* l = rd_kafka_MemberAssignment_partitions(a)) {
+        for (int k = 0; k < l->cnt; ++k) gm.assignment.push_back({l->elems[k].topic, l->elems[k].partition});
+      }
+    }
+    d.members.push_back(std::move(gm));
+  }
+  return d;
+}
+
+std::expected<void, Error> OffsetsClient::alter_committed(const std::string& group, std::span<const NewOffset> offsets) {
+  rd_kafka_t* h = committed_.get();
+  ListPtr list{rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()))};
+  for (const auto& n : offsets) {
+    auto* e = rd_kafka_topic_partition_list_add(list.get(), n.channel.topic.c_str(), n.channel.partition);
+    e->offset = n.offset;
+    if (!n.metadata.empty()) {
+      e->metadata = rd_kafka_mem_malloc(h, n.metadata.size());
+      std::copy(n.metadata.begin(), n.metadata.end(), static_cast<char*>(e->metadata));
+      e->metadata_size = n.metadata.size();
+    }
+  }
+  rd_kafka_AlterConsumerGroupOffsets_t* req = rd_kafka_AlterConsumerGroupOffsets_new(group.c_str(), list.get());
+  OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, timeout_ms_);
+  QueuePtr q{rd_kafka_queue_new(h)};
+  rd_kafka_AlterConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
+  rd_kafka_AlterConsumerGroupOffsets_destroy(req);
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("writing the committed offsets of group '{}'", group), brokers_);
+  if (!ev) return std::unexpected(ev.error());
+  const auto* res = rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get());
+  size_t cnt = 0;
+  const rd_kafka_group_result_t** groups = rd_kafka_AlterConsumerGroupOffsets_result_groups(res, &cnt);
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
+    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+  }
+  if (const auto* parts = rd_kafka_group_result_partitions(groups[0])) {
+    for (int i = 0; i < parts->cnt; ++i) {
+      if (parts->elems[i].err) {
+        return std::unexpected(runtime_error(fmt::format("group '{}': cannot write the committed offset of {}/{}: {}",
+                                                         group, parts->elems[i].topic, parts->elems[i].partition,
+                                                         rd_kafka_err2str(parts->elems[i].err))));
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace causal::kafka
