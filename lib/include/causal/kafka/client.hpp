@@ -1,0 +1,42 @@
+// Creating librdkafka handles the same way everywhere: configuration from make_conf(), and
+// librdkafka's log and error callbacks captured into a ClientLog instead of printed raw, so
+// that hosts can report them as one-line notes and quote the last error in a failure.
+//
+// Thread-safety: ClientLog is written from librdkafka's threads and read from the owner's
+// thread; it locks. A ClientLog must outlive every handle created with it.
+#pragma once
+
+#include <expected>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "causal/error.hpp"
+#include "causal/kafka/config.hpp"
+
+namespace causal::kafka {
+
+class ClientLog {
+ public:
+  // Lines not yet taken (deduplicated against the previous line), in order.
+  std::vector<std::string> take();
+  // The last error-level message seen (never cleared), or "".
+  std::string last_error() const;
+  void add(std::string line, bool is_error);
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> lines_;
+  std::string last_line_;
+  std::string last_error_;
+};
+
+// make_conf(conn, defaults), log/error callbacks into `log`, then rd_kafka_new.
+std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
+                                            const std::vector<std::pair<std::string, std::string>>& defaults,
+                                            ClientLog& log);
+
+}  // namespace causal::kafka

@@ -1,0 +1,225 @@
+// The consumer host: drives a causal::Gate from a librdkafka read_committed consumer.
+//
+// What it does, per protocol.md and the seed pages:
+//   - assignment without joining a group: rd_kafka_assign() with explicit offsets. librdkafka
+//     2.0.2 refuses assign() without a group.id, so when no --group is given the handle gets a
+//     private, never-joined id "causal-tail-<hex>": nothing subscribes, nothing is committed
+//     (enable.auto.commit=false, enable.auto.offset.store=false), no group state is created.
+//     With a group, its committed offsets are read (rd_kafka_committed) without joining.
+//   - baselines: every channel's start offset is resolved to a number before assign and
+//     handed to gate.add_channel (see StartPosition for each kind).
+//   - position-advance bridging: enable.partition.eof=true; after every poll batch, for each
+//     channel the signal max(rd_kafka_position, last PARTITION_EOF offset) goes to
+//     gate.position_advance when it rose. A position is taken only after every record the
+//     batch returned was handed to the gate, so p never runs ahead of what the gate saw.
+//   - the causal.clock header is decoded with causal::decode into the shared Names; a
+//     present but undecodable header fails the channel closed: gate.fail_closed, the
+//     partition is paused, nothing at or after it there is handed to the gate, no position is
+//     reported for it again, and a HeaderFailure naming topic/partition/offset/reason is kept.
+//     Other channels go on.
+//   - lookups (protocol.md, late joiners): after each poll, gate.pending_lookups() are
+//     answered by scanning the claimed channel for the record whose origin is (S, q) with a
+//     separate read_committed handle, from the offset for (claiming record's timestamp -
+//     max transaction duration) up to the channel's baseline. Each is reported through
+//     HostObserver::lookup and asked once.
+//
+// Payloads are not copied: the rd_kafka_message_t* rides in Received::tag while the gate
+// holds the record and is destroyed right after HostObserver::delivered returns. A held
+// record keeps librdkafka's fetch buffer it came from alive, so many held records spread
+// over many fetches cost memory in proportion to those fetches.
+//
+// "Caught up" (for --exit-at-end and for replays): every channel in scope has failed closed,
+// or its position signal max(baseline, rd_kafka_position, last PARTITION_EOF offset) has
+// reached the last stable offset captured when it was assigned; since the gate runs its
+// cascade to a fixpoint on every call, nothing deliverable remains at that moment, and every
+// lookup asked so far has been answered. Records produced after assignment are delivered if
+// they arrive before that, but are not waited for.
+//
+// Thread-safety: none. One ConsumerHost, its Gate and its Names are used from one thread.
+// librdkafka's own threads only touch the log/error callbacks, which lock.
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "causal/codec.hpp"
+#include "causal/error.hpp"
+#include "causal/gate.hpp"
+#include "causal/kafka/config.hpp"
+#include "causal/names.hpp"
+
+namespace causal::kafka {
+
+// Where a channel starts (its baseline). Text forms in parentheses.
+struct StartPosition {
+  enum class Kind {
+    beginning,  // (beginning) the log start offset
+    end,        // (end) the high watermark, from a read_uncommitted ListOffsets
+    lso,        // (lso) the last stable offset: read_committed ListOffsets "high"
+    committed,  // (committed) the group's committed offset, read without joining; the log
+                //   start when the group has none (said through HostObserver::note)
+    offset,     // (<n>) an absolute offset, clamped into [log start, high watermark]
+    from_end,   // (-<n>) n before the high watermark, not below the log start
+  };
+  Kind kind = Kind::beginning;
+  Offset value = 0;  // offset: the offset; from_end: n
+  friend bool operator==(const StartPosition&, const StartPosition&) = default;
+};
+std::expected<StartPosition, Error> parse_start_position(std::string_view text);
+std::string to_string(const StartPosition& p);
+
+// A channel selector: "topic" (every partition) or "topic/partition".
+struct Selector {
+  std::string topic;
+  std::optional<std::int32_t> partition;
+};
+std::expected<Selector, Error> parse_selector(std::string_view text);
+
+// A --from rule: "POS" (every channel), "TOPIC=POS", "TOPIC/P=POS" (or '@' for '=').
+// The most specific rule wins; among equals, the last given.
+struct StartRule {
+  std::optional<Selector> scope;
+  StartPosition position;
+};
+std::expected<StartRule, Error> parse_start_rule(std::string_view text);
+
+struct ConsumerOptions {
+  ConnectionOptions connection;
+  std::vector<Selector> channels;
+  std::vector<StartRule> start;              // applied over default_start
+  StartPosition default_start{};             // beginning, or committed when group is set
+  std::optional<std::string> group;          // read committed offsets of this group; never joined
+  bool lookups = true;                       // answer gate.pending_lookups()
+  std::chrono::milliseconds max_transaction_duration{15 * 60 * 1000};  // transaction.max.timeout.ms
+  std::chrono::milliseconds poll_timeout{100};
+  std::chrono::milliseconds connect_timeout{10000};  // metadata and ListOffsets at start
+  std::size_t batch_size = 4096;                     // records per rd_kafka_consume_batch_queue
+  // Restored into the gate before any receive (protocol.md, sequence claims rule 3).
+  // Channel/sender ids are those of the Names passed to open().
+  std::vector<ResolutionEntry> resolution_state;
+  // Extra librdkafka defaults for the main handle (before -F/-X), e.g. fetch sizes.
+  std::vector<std::pair<std::string, std::string>> extra_defaults;
+};
+
+// One assigned channel and how its baseline was chosen.
+struct ChannelPlan {
+  ChannelId channel;
+  StartPosition from;
+  Offset baseline;     // handed to gate.add_channel
+  Offset log_start;    // low watermark at assign
+  Offset lso;          // last stable offset at assign: the caught-up target
+};
+
+struct HeaderFailure {
+  ChannelId channel;
+  Offset offset;
+  DecodeError error;
+  std::string message;  // "topic/partition@offset: undecodable causal.clock header: reason"
+};
+
+struct LookupReport {
+  LookupRequest request;
+  Offset scanned_from = kNoOffset;  // first offset read
+  Offset scanned_to = kNoOffset;    // last offset read (kNoOffset: nothing read)
+  std::optional<Offset> located;
+  Offset baseline = kNoOffset;
+  std::string text;  // one line for people
+};
+
+// What the host tells its user. Called synchronously from inside poll().
+class HostObserver {
+ public:
+  virtual ~HostObserver() = default;
+  // A record was delivered by the gate. `msg` is valid only during the call.
+  virtual void delivered(const Delivery&, const rd_kafka_message_t& /*msg*/) {}
+  // A record became head and is blocked on `b` (once per record and blocker).
+  virtual void held(ChannelId, Offset, const Blocker&) {}
+  virtual void lookup(const LookupReport&) {}
+  virtual void failed_closed(const HeaderFailure&) {}
+  // Something worth one line on stderr (fallbacks, clamps, librdkafka warnings).
+  virtual void note(std::string_view) {}
+};
+
+class ConsumerHost {
+ public:
+  // Connects, resolves channels (unknown topic or partition: Errc::runtime naming it;
+  // unreachable brokers: Errc::runtime within connect_timeout), resolves baselines, adds
+  // the channels to a new Gate over `names` and assigns. `observer` may be null.
+  static std::expected<std::unique_ptr<ConsumerHost>, Error> open(const ConsumerOptions& opts, Names& names,
+                                                                  HostObserver* observer);
+  ~ConsumerHost();  // rd_kafka_consumer_close, then destroy; held messages are freed
+  ConsumerHost(const ConsumerHost&) = delete;
+  ConsumerHost& operator=(const ConsumerHost&) = delete;
+
+  // One round: consume a batch (waiting up to poll_timeout), decode, hand to the gate,
+  // report positions, answer lookups. Errors: fatal librdkafka errors only.
+  std::expected<void, Error> poll();
+  // See the file comment. Cheap.
+  bool caught_up() const;
+  // Polls until caught_up(), `*stop` becomes non-zero, or `deadline` passes (then
+  // Errc::runtime naming the channels not caught up).
+  std::expected<void, Error> poll_until_caught_up(const volatile std::sig_atomic_t* stop,
+                                                  std::chrono::milliseconds deadline);
+
+  Gate& gate() { return *gate_; }
+  const Gate& gate() const { return *gate_; }
+  Names& names() { return names_; }
+  const std::vector<ChannelPlan>& plan() const { return plan_; }
+  const std::vector<HeaderFailure>& failures() const { return failures_; }
+  std::uint64_t lookups_done() const { return lookups_done_; }
+  // The position signal last reported for `ch` (kNoOffset: none yet).
+  Offset position_signal(ChannelId ch) const;
+  // The held record's message (for tools that print held heads). nullptr if tag is 0.
+  static const rd_kafka_message_t* message_of(std::uint64_t tag) {
+    return reinterpret_cast<const rd_kafka_message_t*>(tag);
+  }
+
+ private:
+  struct Impl;
+  ConsumerHost(Names& names, HostObserver* observer);
+
+  Names& names_;
+  HostObserver* observer_;
+  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<Gate> gate_;
+  std::vector<ChannelPlan> plan_;
+  std::vector<HeaderFailure> failures_;
+  std::uint64_t lookups_done_ = 0;
+};
+
+// For `causal explain` and `causal baseline`: assign the channels at the baselines the
+// options give (e.g. start rules "topic/p=<committed>", or group + committed), restore the
+// resolution state, poll until caught up to the LSO, delivering to nobody but `observer`
+// (may be null), and return the host so that its gate can be inspected (held heads,
+// unsatisfied claims, take_snapshot). Nothing is committed. Lookups follow opts.lookups.
+std::expected<std::unique_ptr<ConsumerHost>, Error> replay_to_lso(const ConsumerOptions& opts, Names& names,
+                                                                   HostObserver* observer,
+                                                                   std::chrono::milliseconds deadline,
+                                                                   const volatile std::sig_atomic_t* stop = nullptr);
+
+// Helpers shared with the producer host and tools.
+// Topic metadata: partition count, or Errc::runtime naming the topic / the brokers.
+std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& topic,
+                                          std::chrono::milliseconds timeout, std::string_view brokers);
+// The causal.clock header of `msg`: nullopt when absent; an error when there are two.
+struct ClockHeader {
+  const void* data = nullptr;
+  std::size_t size = 0;
+  bool present = false;
+  bool duplicated = false;
+};
+ClockHeader find_clock_header(rd_kafka_message_t* msg);
+
+}  // namespace causal::kafka

@@ -1,0 +1,157 @@
+// The producer host: produces records stamped as a real causal sender would
+// (protocol.md, "The stamp"), using causal::Stamper.
+//
+//   - sender identity: fresh per run, "<prefix>-<16 hex digits>" (a restart is a new sender);
+//     origin (sender, send number) on every record, send numbers from 1 over all sinks
+//   - end-offset seeds: every partition of every sink topic is seeded at open() with its end
+//     offset (high watermark, read_uncommitted ListOffsets), so every stamp claims
+//     (sink, end - 1): everything appended to the sinks before this run precedes its records
+//   - own sends: offset claims from delivery reports; in transactional mode a sequence claim
+//     for the latest unacknowledged send per sink (the Stamper does both)
+//   - idempotent by default (enable.idempotence=true, acks=all). An idempotent sender claims
+//     acknowledged sends only: records sent without waiting are concurrent with the sends
+//     still in flight. ProducerOptions::wait_acks makes every send wait for its delivery
+//     report, so each record claims every earlier one by offset.
+//   - transactional with a transactional id: init at open(); begin(), commit() and abort()
+//     flush every send first (so every send is acknowledged and claimed by offset before the
+//     transaction ends, as Stamper::transaction_ended requires). Aborted records occupy real
+//     offsets; claims on them are satisfied at consumers by bridging.
+//   - extra claims per record (OutRecord::extra) are joined into the stamp: the way to script
+//     relayed claims, e.g. a sequence claim a relay would carry in its custody.
+//
+// The partition of a record without one is chosen before stamping (the stamp must name its
+// sink): librdkafka's default partitioner, consistent_random (CRC32 of the key; random when
+// the key is null).
+//
+// Thread-safety: none. Delivery reports are served from send()/flush()/commit() on the
+// caller's thread, which is the thread that owns the Stamper.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "causal/clock.hpp"
+#include "causal/error.hpp"
+#include "causal/kafka/client.hpp"
+#include "causal/kafka/config.hpp"
+#include "causal/names.hpp"
+#include "causal/stamper.hpp"
+
+namespace causal::kafka {
+
+struct ProducerOptions {
+  ConnectionOptions connection;
+  std::string sender_prefix = "causal-produce";
+  std::optional<std::string> sender;            // exact sender identity (tests); else prefix-hex
+  std::optional<std::string> transactional_id;  // transactional mode when set
+  std::vector<std::string> sink_topics;         // every partition is seeded at open()
+  bool wait_acks = false;                       // see the file comment
+  bool stamp = true;                            // false: no causal.clock header (plain records)
+  std::chrono::milliseconds timeout{30000};     // connect, seed, flush, commit
+  std::vector<std::pair<std::string, std::string>> extra_defaults;
+};
+
+struct OutHeader {
+  std::string_view name;
+  std::optional<std::string_view> value;  // nullopt: a null-valued header
+};
+
+struct OutRecord {
+  std::string_view topic;
+  std::int32_t partition = -1;  // -1: the default partitioner
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  std::vector<OutHeader> headers;  // kept in order; causal.clock is appended last
+  const Clock* extra = nullptr;    // joined into the stamp (its origin is ignored)
+};
+
+struct Produced {
+  ChannelId channel;
+  Offset offset;
+  SeqNo seq;           // the record's send number (0 when not stamped)
+  std::uint64_t user;  // the caller's tag given to send()
+};
+
+class ProducerHost {
+ public:
+  // Connects, checks that every sink topic exists, takes the end-offset seeds, and in
+  // transactional mode runs init_transactions. Errors: Errc::runtime naming the broker/topic.
+  static std::expected<std::unique_ptr<ProducerHost>, Error> open(const ProducerOptions& opts, Names& names);
+  ~ProducerHost();  // flushes (bounded by the timeout), then destroys
+  ProducerHost(const ProducerHost&) = delete;
+  ProducerHost& operator=(const ProducerHost&) = delete;
+
+  // REQUIRES: transactional; no transaction open.
+  std::expected<void, Error> begin();
+  // Flush, then commit or abort; Stamper::transaction_ended. REQUIRES: a transaction open.
+  std::expected<void, Error> commit();
+  std::expected<void, Error> abort();
+  bool in_transaction() const { return in_txn_; }
+
+  // Stamps and produces one record. REQUIRES (transactional): a transaction is open.
+  // Errors: an earlier failed delivery, an unknown topic/partition, a full queue that does
+  // not drain within the timeout.
+  std::expected<SeqNo, Error> send(const OutRecord& r, std::uint64_t user = 0);
+  // Waits for every delivery report.
+  std::expected<void, Error> flush();
+
+  // Called from send/flush/commit/abort for each delivery report, in report order.
+  std::function<void(const Produced&)> on_delivery;
+
+  const std::string& sender_name() const { return sender_name_; }
+  Stamper& stamper() { return *stamper_; }
+  std::uint64_t sent() const { return sent_; }
+  std::uint64_t delivered() const { return delivered_; }
+  std::uint64_t commits() const { return commits_; }
+  std::uint64_t aborts() const { return aborts_; }
+  // The end offset each sink partition was seeded with.
+  const std::vector<std::pair<ChannelId, Offset>>& seeds() const { return seeds_; }
+
+ private:
+  ProducerHost(const ProducerOptions& opts, Names& names) : opts_(opts), names_(names) {}
+  static void dr_cb(rd_kafka_t* rk, const rd_kafka_message_t* m, void* opaque);
+  std::expected<void, Error> check_failed();
+  std::expected<void, Error> end_transaction(bool commit);
+  struct Topic {
+    rd_kafka_topic_t* rkt = nullptr;
+    int partitions = 0;
+    TopicId id = 0;
+  };
+  std::expected<Topic*, Error> topic(std::string_view name);
+
+  ProducerOptions opts_;
+  Names& names_;
+  ClientLog log_;
+  HandlePtr rk_;
+  std::string brokers_;
+  std::string sender_name_;
+  std::unique_ptr<Stamper> stamper_;
+  std::unordered_map<std::string, Topic> topics_;
+  struct Pending {
+    ChannelId sink;
+    SeqNo seq;  // 0 when not stamped
+    std::uint64_t user;
+  };
+  std::vector<Pending> pending_;  // by send index - 1 (the delivery report's opaque)
+  std::uint64_t sent_ = 0, delivered_ = 0, commits_ = 0, aborts_ = 0;
+  bool in_txn_ = false;
+  std::optional<Error> failed_;
+  std::vector<std::byte> header_buf_;
+  std::vector<std::pair<ChannelId, Offset>> seeds_;
+};
+
+// Random lowercase hex digits from std::random_device.
+std::string random_hex(std::size_t digits);
+
+}  // namespace causal::kafka

@@ -1,0 +1,59 @@
+#include "causal/kafka/client.hpp"
+
+#include <fmt/core.h>
+
+namespace causal::kafka {
+
+std::vector<std::string> ClientLog::take() {
+  std::lock_guard lock(mu_);
+  return std::exchange(lines_, {});
+}
+
+std::string ClientLog::last_error() const {
+  std::lock_guard lock(mu_);
+  return last_error_;
+}
+
+void ClientLog::add(std::string line, bool is_error) {
+  std::lock_guard lock(mu_);
+  if (is_error) last_error_ = line;
+  if (line == last_line_) return;  // librdkafka repeats connection failures every backoff
+  last_line_ = line;
+  if (lines_.size() < 1000) lines_.push_back(std::move(line));
+}
+
+namespace {
+
+void log_cb(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
+  auto* log = static_cast<ClientLog*>(rd_kafka_opaque(rk));
+  // Errors and warnings only; librdkafka's debug chatter stays out of the tool's stderr.
+  if (!log || level > 4) return;
+  log->add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
+}
+
+void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  (void)rk;
+  auto* log = static_cast<ClientLog*>(opaque);
+  if (!log) return;
+  log->add(fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
+           true);
+}
+
+}  // namespace
+
+std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
+                                            const std::vector<std::pair<std::string, std::string>>& defaults,
+                                            ClientLog& log) {
+  auto conf = make_conf(conn, defaults);
+  if (!conf) return std::unexpected(conf.error());
+  rd_kafka_conf_set_opaque(conf->get(), &log);
+  rd_kafka_conf_set_log_cb(conf->get(), log_cb);
+  rd_kafka_conf_set_error_cb(conf->get(), error_cb);
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(type, conf->get(), err, sizeof err);
+  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));
+  (void)conf->release();  // rd_kafka_new took ownership
+  return HandlePtr(rk);
+}
+
+}  // namespace causal::kafka

@@ -1,0 +1,717 @@
+#include "causal/kafka/consumer_host.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/core.h>
+
+#include "causal/kafka/client.hpp"
+
+namespace causal::kafka {
+
+// --- parsing -------------------------------------------------------------------------
+
+std::expected<StartPosition, Error> parse_start_position(std::string_view text) {
+  using K = StartPosition::Kind;
+  if (text == "beginning" || text == "earliest" || text == "start") return StartPosition{K::beginning, 0};
+  if (text == "end" || text == "latest") return StartPosition{K::end, 0};
+  if (text == "lso" || text == "stable") return StartPosition{K::lso, 0};
+  if (text == "committed") return StartPosition{K::committed, 0};
+  bool neg = !text.empty() && text.front() == '-';
+  std::string_view digits = neg ? text.substr(1) : text;
+  Offset v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v < 0) {
+    return std::unexpected(usage_error(fmt::format(
+        "--from '{}': expected beginning, end, lso, committed, an offset, or -N (N records before the end)",
+        text)));
+  }
+  return neg ? StartPosition{K::from_end, v} : StartPosition{K::offset, v};
+}
+
+std::string to_string(const StartPosition& p) {
+  using K = StartPosition::Kind;
+  switch (p.kind) {
+    case K::beginning: return "beginning";
+    case K::end: return "end";
+    case K::lso: return "lso";
+    case K::committed: return "committed";
+    case K::offset: return std::to_string(p.value);
+    case K::from_end: return "-" + std::to_string(p.value);
+  }
+  return "?";
+}
+
+std::expected<Selector, Error> parse_selector(std::string_view text) {
+  auto slash = text.rfind('/');
+  Selector s;
+  if (slash == std::string_view::npos) {
+    s.topic = std::string(text);
+  } else {
+    auto ch = parse_channel(text);
+    if (!ch) return std::unexpected(usage_error(ch.error().message));
+    s.topic = ch->first;
+    s.partition = ch->second;
+  }
+  if (!valid_topic_name(s.topic)) {
+    return std::unexpected(usage_error(
+        fmt::format("'{}' is not a valid topic name (1..249 bytes of [a-zA-Z0-9._-])", s.topic)));
+  }
+  return s;
+}
+
+std::expected<StartRule, Error> parse_start_rule(std::string_view text) {
+  StartRule rule;
+  auto sep = text.find_first_of("=@");
+  std::string_view pos = text;
+  if (sep != std::string_view::npos) {
+    auto sel = parse_selector(text.substr(0, sep));
+    if (!sel) return std::unexpected(sel.error());
+    rule.scope = *sel;
+    pos = text.substr(sep + 1);
+  }
+  auto p = parse_start_position(pos);
+  if (!p) return std::unexpected(p.error());
+  rule.position = *p;
+  return rule;
+}
+
+namespace {
+
+StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition) {
+  StartPosition best = o.default_start;
+  int best_rank = 0;
+  for (const auto& r : o.start) {
+    int rank = 1;
+    if (r.scope) {
+      if (r.scope->topic != topic) continue;
+      if (r.scope->partition && *r.scope->partition != partition) continue;
+      rank = r.scope->partition ? 3 : 2;
+    }
+    if (rank >= best_rank) {
+      best = r.position;
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+ClockHeader find_clock_header(rd_kafka_message_t* msg) {
+  ClockHeader h;
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR || !hdrs) return h;
+  const void* v = nullptr;
+  size_t sz = 0;
+  static const std::string name(kClockHeader);
+  if (rd_kafka_header_get(hdrs, 0, name.c_str(), &v, &sz) != RD_KAFKA_RESP_ERR_NO_ERROR) return h;
+  h.present = true;
+  h.data = v;
+  h.size = v ? sz : 0;
+  const void* v2 = nullptr;
+  size_t sz2 = 0;
+  h.duplicated = rd_kafka_header_get(hdrs, 1, name.c_str(), &v2, &sz2) == RD_KAFKA_RESP_ERR_NO_ERROR;
+  return h;
+}
+
+std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& topic,
+                                          std::chrono::milliseconds timeout, std::string_view brokers) {
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+  if (!rkt) return std::unexpected(runtime_error(fmt::format("topic '{}': cannot create a handle", topic)));
+  const rd_kafka_metadata_t* md = nullptr;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  rd_kafka_resp_err_t err;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    err = rd_kafka_metadata(rk, 0, rkt, &md, static_cast<int>(std::max<std::int64_t>(left.count(), 1)));
+    // A fresh cluster may briefly answer LEADER_NOT_AVAILABLE for a new topic: retry.
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1 &&
+        md->topics[0].err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE && std::chrono::steady_clock::now() < deadline) {
+      rd_kafka_metadata_destroy(md);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    break;
+  }
+  rd_kafka_topic_destroy(rkt);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return std::unexpected(runtime_error(fmt::format(
+        "cannot reach the Kafka brokers at {} (metadata for topic '{}' within {} ms: {}); check -b / "
+        "$CAUSAL_BROKERS and that the brokers are up",
+        brokers, topic, timeout.count(), rd_kafka_err2str(err))));
+  }
+  std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> hold(md,
+                                                                                          rd_kafka_metadata_destroy);
+  if (md->topic_cnt != 1) return std::unexpected(runtime_error(fmt::format("topic '{}': no metadata", topic)));
+  const auto& t = md->topics[0];
+  if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt == 0)) {
+    return std::unexpected(runtime_error(
+        fmt::format("unknown topic '{}' on {}: check the name or create the topic", topic, brokers)));
+  }
+  if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return std::unexpected(
+        runtime_error(fmt::format("topic '{}' on {}: {}", topic, brokers, rd_kafka_err2str(t.err))));
+  }
+  return t.partition_cnt;
+}
+
+// --- the host --------------------------------------------------------------------------
+
+struct ConsumerHost::Impl : GateObserver {
+  ConsumerHost* host = nullptr;
+  ClientLog log;
+  HandlePtr rk;
+  rd_kafka_queue_t* queue = nullptr;
+  HandlePtr lookup_rk;
+  std::string brokers;
+  ConsumerOptions opts;
+
+  struct Ch {
+    bool assigned = false;
+    bool failed = false;
+    Offset eof = kNoOffset;       // last PARTITION_EOF offset
+    Offset returned = kNoOffset;  // last returned record's offset + 1
+    Offset reported = kNoOffset;  // last position signal given to the gate
+    Offset baseline = 0;
+    Offset lso = 0;
+    int list_index = -1;  // index in `positions`
+  };
+  std::vector<Ch> chans;  // by ChannelId
+  rd_kafka_topic_partition_list_t* positions = nullptr;
+  std::vector<ChannelId> position_channels;  // parallel to positions->elems
+
+  // message -> channel cache: per rd_kafka_topic_t*, channel id by partition.
+  struct TopicCache {
+    const rd_kafka_topic_t* rkt;
+    std::vector<ChannelId> by_partition;
+  };
+  std::vector<TopicCache> topic_cache;
+
+  std::set<std::tuple<ChannelId, SenderId, SeqNo>> asked;
+  std::vector<rd_kafka_message_t*> batch;
+
+  ~Impl() override {
+    if (positions) rd_kafka_topic_partition_list_destroy(positions);
+    if (queue) rd_kafka_queue_destroy(queue);
+  }
+
+  Ch& ch(ChannelId c) {
+    if (c >= chans.size()) chans.resize(c + 1);
+    return chans[c];
+  }
+
+  ChannelId channel_of(const rd_kafka_message_t* m) {
+    for (auto& tc : topic_cache) {
+      if (tc.rkt == m->rkt && m->partition >= 0 && static_cast<std::size_t>(m->partition) < tc.by_partition.size() &&
+          tc.by_partition[m->partition] != ~ChannelId{0}) {
+        return tc.by_partition[m->partition];
+      }
+    }
+    ChannelId c = host->names_.channel(std::string_view(rd_kafka_topic_name(m->rkt)), m->partition);
+    TopicCache* tc = nullptr;
+    for (auto& t : topic_cache) {
+      if (t.rkt == m->rkt) tc = &t;
+    }
+    if (!tc) tc = &topic_cache.emplace_back(TopicCache{m->rkt, {}});
+    if (tc->by_partition.size() <= static_cast<std::size_t>(m->partition)) {
+      tc->by_partition.resize(m->partition + 1, ~ChannelId{0});
+    }
+    tc->by_partition[m->partition] = c;
+    return c;
+  }
+
+  // GateObserver
+  void delivered(const Delivery& d) override {
+    auto* msg = reinterpret_cast<rd_kafka_message_t*>(d.tag);
+    if (host->observer_ && msg) host->observer_->delivered(d, *msg);
+    if (msg) rd_kafka_message_destroy(msg);
+  }
+  void held(ChannelId c, Offset o, const Blocker& b) override {
+    if (host->observer_) host->observer_->held(c, o, b);
+  }
+
+  void drain_log() {
+    for (auto& line : log.take()) {
+      if (host->observer_) host->observer_->note(line);
+    }
+  }
+
+  void fail_closed(ChannelId c, rd_kafka_message_t* msg, DecodeError err) {
+    auto& st = ch(c);
+    host->gate_->fail_closed(c, msg->offset);
+    st.failed = true;
+    auto* l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, rd_kafka_topic_name(msg->rkt), msg->partition);
+    rd_kafka_pause_partitions(rk.get(), l);
+    rd_kafka_topic_partition_list_destroy(l);
+    HeaderFailure f{c, msg->offset, std::move(err), {}};
+    f.message = fmt::format("{}@{}: undecodable causal.clock header ({}{}{}); failing this partition closed: "
+                            "nothing at or after this offset is delivered",
+                            host->names_.channel_text(c), msg->offset, to_string(f.error.code),
+                            f.error.detail.empty() ? "" : ": ", f.error.detail);
+    host->failures_.push_back(f);
+    if (host->observer_) host->observer_->failed_closed(host->failures_.back());
+  }
+
+  std::expected<void, Error> handle_error(rd_kafka_message_t* m) {
+    std::string where = m->rkt ? fmt::format("{}/{}", rd_kafka_topic_name(m->rkt), m->partition) : brokers;
+    std::string text = fmt::format("{}: {}", where, rd_kafka_message_errstr(m));
+    rd_kafka_resp_err_t e = m->err;
+    if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+        e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || e == RD_KAFKA_RESP_ERR__FATAL ||
+        e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+      return std::unexpected(runtime_error(fmt::format("{} (brokers {})", text, brokers)));
+    }
+    if (host->observer_) host->observer_->note(text);
+    return {};
+  }
+
+  LookupReport lookup(const LookupRequest& req);
+};
+
+ConsumerHost::ConsumerHost(Names& names, HostObserver* observer)
+    : names_(names), observer_(observer), impl_(std::make_unique<Impl>()) {
+  impl_->host = this;
+}
+
+ConsumerHost::~ConsumerHost() {
+  if (gate_) {
+    for (ChannelId c : gate_->scope()) {
+      for (const auto& h : gate_->held(c)) {
+        if (h.tag) rd_kafka_message_destroy(reinterpret_cast<rd_kafka_message_t*>(h.tag));
+      }
+    }
+  }
+  if (impl_->lookup_rk) rd_kafka_consumer_close(impl_->lookup_rk.get());
+  if (impl_->rk) {
+    if (impl_->queue) {
+      rd_kafka_queue_destroy(impl_->queue);
+      impl_->queue = nullptr;
+    }
+    rd_kafka_consumer_close(impl_->rk.get());
+  }
+}
+
+Offset ConsumerHost::position_signal(ChannelId ch) const {
+  return ch < impl_->chans.size() ? impl_->chans[ch].reported : kNoOffset;
+}
+
+std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const ConsumerOptions& opts, Names& names,
+                                                                       HostObserver* observer) {
+  std::unique_ptr<ConsumerHost> host(new ConsumerHost(names, observer));
+  Impl& im = *host->impl_;
+  im.opts = opts;
+  im.brokers = brokers_in_effect(opts.connection);
+  if (opts.channels.empty()) return std::unexpected(usage_error("no topic or channel given"));
+
+  std::string group = opts.group ? *opts.group : fmt::format("causal-tail-{:016x}", std::random_device{}() * 0x9e3779b97f4a7c15ULL ^ now_us());
+  std::vector<std::pair<std::string, std::string>> defaults = {
+      {"client.id", "causal"},
+      {"group.id", group},
+      {"isolation.level", "read_committed"},
+      {"enable.partition.eof", "true"},
+      {"enable.auto.commit", "false"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "earliest"},
+      {"fetch.wait.max.ms", "100"},
+      {"topic.metadata.refresh.interval.ms", "60000"},
+  };
+  for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
+  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, im.log);
+  if (!rk) return std::unexpected(rk.error());
+  im.rk = std::move(*rk);
+
+  // Resolve channels.
+  struct Want {
+    std::string topic;
+    std::int32_t partition;
+    ChannelId ch;
+    StartPosition from;
+  };
+  std::vector<Want> wants;
+  for (const auto& sel : opts.channels) {
+    auto n = partition_count(im.rk.get(), sel.topic, opts.connect_timeout, im.brokers);
+    if (!n) {
+      auto e = n.error();
+      if (auto last = im.log.last_error(); !last.empty() && e.message.starts_with("cannot reach")) {
+        e.message += fmt::format(" (librdkafka: {})", last);
+      }
+      return std::unexpected(e);
+    }
+    if (sel.partition && *sel.partition >= *n) {
+      return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition{}; partition {} does not exist",
+                                                       sel.topic, *n, *n == 1 ? "" : "s", *sel.partition)));
+    }
+    for (std::int32_t p = 0; p < *n; ++p) {
+      if (sel.partition && *sel.partition != p) continue;
+      ChannelId c = names.channel(sel.topic, p);
+      bool dup = false;
+      for (const auto& w : wants) dup = dup || w.ch == c;
+      if (!dup) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
+    }
+  }
+
+  // Offsets: log start and LSO from the read_committed handle; high watermark from a
+  // read_uncommitted one when a start position needs it.
+  HandlePtr uncommitted;
+  int tmo = static_cast<int>(opts.connect_timeout.count());
+  rd_kafka_topic_partition_list_t* committed = nullptr;
+  bool need_committed = std::any_of(wants.begin(), wants.end(),
+                                    [](const Want& w) { return w.from.kind == StartPosition::Kind::committed; });
+  if (need_committed) {
+    if (!opts.group) return std::unexpected(usage_error("--from committed needs --group G"));
+    committed = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
+    for (const auto& w : wants) rd_kafka_topic_partition_list_add(committed, w.topic.c_str(), w.partition);
+    auto err = rd_kafka_committed(im.rk.get(), committed, tmo);
+    if (err) {
+      rd_kafka_topic_partition_list_destroy(committed);
+      return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot read committed offsets: {}",
+                                                       *opts.group, im.brokers, rd_kafka_err2str(err))));
+    }
+  }
+  auto committed_guard = std::unique_ptr<rd_kafka_topic_partition_list_t, void (*)(rd_kafka_topic_partition_list_t*)>(
+      committed, [](rd_kafka_topic_partition_list_t* l) {
+        if (l) rd_kafka_topic_partition_list_destroy(l);
+      });
+
+  host->gate_ = std::make_unique<Gate>(names, &im);
+  if (!opts.resolution_state.empty()) host->gate_->restore_resolution_state(opts.resolution_state);
+
+  im.positions = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
+  for (const auto& w : wants) {
+    int64_t low = 0, lso = 0;
+    auto err = rd_kafka_query_watermark_offsets(im.rk.get(), w.topic.c_str(), w.partition, &low, &lso, tmo);
+    if (err) {
+      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
+                                                       w.topic, w.partition, im.brokers, rd_kafka_err2str(err))));
+    }
+    Offset baseline = low;
+    using K = StartPosition::Kind;
+    auto high_wm = [&]() -> std::expected<Offset, Error> {
+      if (!uncommitted) {
+        auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
+                             {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, im.log);
+        if (!u) return std::unexpected(u.error());
+        uncommitted = std::move(*u);
+      }
+      int64_t l2 = 0, h2 = 0;
+      auto e = rd_kafka_query_watermark_offsets(uncommitted.get(), w.topic.c_str(), w.partition, &l2, &h2, tmo);
+      if (e) {
+        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}",
+                                                         w.topic, w.partition, im.brokers, rd_kafka_err2str(e))));
+      }
+      return h2;
+    };
+    switch (w.from.kind) {
+      case K::beginning: baseline = low; break;
+      case K::lso: baseline = lso; break;
+      case K::end: {
+        auto h = high_wm();
+        if (!h) return std::unexpected(h.error());
+        baseline = *h;
+        break;
+      }
+      case K::from_end: {
+        auto h = high_wm();
+        if (!h) return std::unexpected(h.error());
+        baseline = std::max<Offset>(low, *h - w.from.value);
+        break;
+      }
+      case K::offset: {
+        auto h = high_wm();
+        if (!h) return std::unexpected(h.error());
+        baseline = std::clamp<Offset>(w.from.value, low, std::max<Offset>(low, *h));
+        if (baseline != w.from.value && observer) {
+          observer->note(fmt::format("{}/{}: offset {} is outside [{}, {}]; starting at {}", w.topic, w.partition,
+                                     w.from.value, low, *h, baseline));
+        }
+        break;
+      }
+      case K::committed: {
+        auto* e = rd_kafka_topic_partition_list_find(committed, w.topic.c_str(), w.partition);
+        if (e && e->err) {
+          return std::unexpected(runtime_error(fmt::format("group '{}': committed offset of {}/{}: {}", *opts.group,
+                                                           w.topic, w.partition, rd_kafka_err2str(e->err))));
+        }
+        if (e && e->offset >= 0) {
+          baseline = std::max<Offset>(e->offset, low);
+        } else {
+          baseline = low;
+          if (observer) {
+            observer->note(fmt::format("{}/{}: group '{}' has no committed offset; starting at the log start {}",
+                                       w.topic, w.partition, *opts.group, low));
+          }
+        }
+        break;
+      }
+    }
+    auto& st = im.ch(w.ch);
+    st.assigned = true;
+    st.baseline = baseline;
+    st.lso = lso;
+    st.list_index = im.positions->cnt;
+    rd_kafka_topic_partition_list_add(im.positions, w.topic.c_str(), w.partition)->offset = baseline;
+    im.position_channels.push_back(w.ch);
+    host->gate_->add_channel(w.ch, baseline);
+    host->plan_.push_back(ChannelPlan{w.ch, w.from, baseline, low, lso});
+  }
+  if (uncommitted) uncommitted.reset();
+
+  if (auto err = rd_kafka_assign(im.rk.get(), im.positions); err) {
+    return std::unexpected(runtime_error(fmt::format("assign on {}: {}", im.brokers, rd_kafka_err2str(err))));
+  }
+  im.queue = rd_kafka_queue_get_consumer(im.rk.get());
+  im.batch.resize(std::max<std::size_t>(opts.batch_size, 1));
+  im.drain_log();
+  return host;
+}
+
+std::expected<void, Error> ConsumerHost::poll() {
+  Impl& im = *impl_;
+  rd_kafka_poll(im.rk.get(), 0);  // serves error and log events of the main queue
+  if (char fatal[512]; rd_kafka_fatal_error(im.rk.get(), fatal, sizeof fatal)) {
+    return std::unexpected(runtime_error(fmt::format("fatal librdkafka error (brokers {}): {}", im.brokers, fatal)));
+  }
+  im.drain_log();
+
+  ssize_t n = rd_kafka_consume_batch_queue(im.queue, static_cast<int>(im.opts.poll_timeout.count()),
+                                           im.batch.data(), im.batch.size());
+  std::int64_t now = now_us();
+  Gate& gate = *gate_;
+  for (ssize_t i = 0; i < n; ++i) {
+    rd_kafka_message_t* m = im.batch[i];
+    if (m->err) {
+      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        auto& st = im.ch(im.channel_of(m));
+        st.eof = std::max(st.eof, m->offset);
+        rd_kafka_message_destroy(m);
+        continue;
+      }
+      auto r = im.handle_error(m);
+      rd_kafka_message_destroy(m);
+      if (!r) {
+        for (ssize_t j = i + 1; j < n; ++j) rd_kafka_message_destroy(im.batch[j]);
+        return r;
+      }
+      continue;
+    }
+    ChannelId c = im.channel_of(m);
+    auto& st = im.ch(c);
+    if (st.failed) {
+      rd_kafka_message_destroy(m);
+      continue;
+    }
+    st.returned = m->offset + 1;
+    Received r{c, m->offset, {}, reinterpret_cast<std::uint64_t>(m), now};
+    ClockHeader h = find_clock_header(m);
+    if (h.present) {
+      if (h.duplicated) {
+        im.fail_closed(c, m, DecodeError{DecodeErrc::duplicate_claim, 0, "two causal.clock headers on one record"});
+        rd_kafka_message_destroy(m);
+        continue;
+      }
+      auto dec = decode(std::span(static_cast<const std::byte*>(h.data), h.size), names_, r.clock);
+      if (!dec) {
+        im.fail_closed(c, m, dec.error());
+        rd_kafka_message_destroy(m);
+        continue;
+      }
+    }
+    if (!gate.receive(std::move(r))) rd_kafka_message_destroy(m);  // replay: dropped
+  }
+
+  // Position-advance signal: taken after the whole batch went to the gate.
+  rd_kafka_position(im.rk.get(), im.positions);
+  for (int i = 0; i < im.positions->cnt; ++i) {
+    ChannelId c = im.position_channels[i];
+    auto& st = im.chans[c];
+    if (st.failed) continue;
+    Offset p = std::max({im.positions->elems[i].offset, st.eof, st.returned});
+    if (p > st.reported && p >= 0) {
+      st.reported = p;
+      gate.position_advance(c, p);
+    }
+  }
+
+  if (im.opts.lookups && gate.held_count() > 0) {
+    for (const auto& req : gate.pending_lookups()) {
+      auto key = std::tuple{req.channel, req.sender, req.seq};
+      if (im.asked.contains(key)) continue;
+      im.asked.insert(key);
+      LookupReport rep = im.lookup(req);
+      ++lookups_done_;
+      if (observer_) observer_->lookup(rep);
+      gate.answer_lookup(req, rep.located);
+    }
+  }
+  im.drain_log();
+  return {};
+}
+
+bool ConsumerHost::caught_up() const {
+  for (const auto& p : plan_) {
+    const auto& st = impl_->chans[p.channel];
+    if (st.failed) continue;
+    if (std::max(st.baseline, st.reported) < st.lso) return false;
+  }
+  return true;
+}
+
+std::expected<void, Error> ConsumerHost::poll_until_caught_up(const volatile std::sig_atomic_t* stop,
+                                                              std::chrono::milliseconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  while (!caught_up()) {
+    if (stop && *stop) return {};
+    if (std::chrono::steady_clock::now() > until) {
+      std::string behind;
+      for (const auto& p : plan_) {
+        const auto& st = impl_->chans[p.channel];
+        if (!st.failed && std::max(st.baseline, st.reported) < st.lso) {
+          behind += fmt::format("{}{} (position {}, last stable offset {})", behind.empty() ? "" : ", ",
+                                names_.channel_text(p.channel), st.reported, st.lso);
+        }
+      }
+      return std::unexpected(
+          runtime_error(fmt::format("not caught up within {} ms: {}", deadline.count(), behind)));
+    }
+    if (auto r = poll(); !r) return r;
+  }
+  return {};
+}
+
+LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
+  Names& names = host->names_;
+  Gate& gate = *host->gate_;
+  LookupReport rep;
+  rep.request = req;
+  rep.baseline = gate.baseline(req.channel);
+  const std::string& topic = names.channel_topic(req.channel);
+  std::int32_t partition = names.channel_partition(req.channel);
+  std::string what = fmt::format("lookup {} sender {} seq {}", names.channel_text(req.channel),
+                                 names.sender_name(req.sender), req.seq);
+
+  // The claiming record's timestamp: the earliest held head blocked on this claim.
+  std::optional<std::int64_t> ts;
+  for (ChannelId c : gate.scope()) {
+    auto h = gate.head(c);
+    if (!h || !h->tag) continue;
+    for (const auto& b : gate.unsatisfied(c)) {
+      if (b.kind == Blocker::Kind::seq && b.channel == req.channel && b.sender == req.sender && b.seq == req.seq) {
+        rd_kafka_timestamp_type_t tt;
+        std::int64_t t = rd_kafka_message_timestamp(ConsumerHost::message_of(h->tag), &tt);
+        if (t >= 0) ts = ts ? std::min(*ts, t) : t;
+      }
+    }
+  }
+  if (!lookup_rk) {
+    auto l = make_client(RD_KAFKA_CONSUMER, opts.connection,
+                         {{"client.id", "causal-lookup"},
+                          {"group.id", fmt::format("causal-lookup-{:x}", now_us())},
+                          {"isolation.level", "read_committed"},
+                          {"enable.partition.eof", "true"},
+                          {"enable.auto.commit", "false"},
+                          {"enable.auto.offset.store", "false"},
+                          {"fetch.wait.max.ms", "100"}},
+                         log);
+    if (!l) {
+      rep.text = fmt::format("{}: cannot open a lookup consumer: {}", what, l.error().message);
+      return rep;
+    }
+    lookup_rk = std::move(*l);
+  }
+  int tmo = static_cast<int>(opts.connect_timeout.count());
+  Offset start = kNoOffset;
+  auto* l = rd_kafka_topic_partition_list_new(1);
+  auto* e = rd_kafka_topic_partition_list_add(l, topic.c_str(), partition);
+  std::string from_text;
+  if (ts) {
+    std::int64_t since = *ts - opts.max_transaction_duration.count();
+    e->offset = std::max<std::int64_t>(since, 0);
+    auto err = rd_kafka_offsets_for_times(lookup_rk.get(), l, tmo);
+    if (!err && !e->err) start = e->offset;  // -1: no record at or after that time
+    from_text = fmt::format("from timestamp {} (claiming record's {} minus {} ms)", since, *ts,
+                            opts.max_transaction_duration.count());
+  }
+  if (start < 0) {
+    int64_t lo = 0, hi = 0;
+    if (!rd_kafka_query_watermark_offsets(lookup_rk.get(), topic.c_str(), partition, &lo, &hi, tmo)) {
+      start = ts ? hi : lo;
+    } else {
+      start = 0;
+    }
+    if (from_text.empty()) from_text = "from the log start (claiming record's timestamp unknown)";
+  }
+  if (start >= rep.baseline) {
+    rd_kafka_topic_partition_list_destroy(l);
+    rep.text = fmt::format("{}: nothing below the baseline {} to scan {}; the send is at or above the baseline, "
+                           "or not appended yet: waiting for it",
+                           what, rep.baseline, from_text);
+    return rep;
+  }
+  e->offset = start;
+  rep.scanned_from = start;
+  rd_kafka_assign(lookup_rk.get(), l);
+  rd_kafka_topic_partition_list_destroy(l);
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  Clock scratch;
+  bool done = false;
+  while (!done && std::chrono::steady_clock::now() < until) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(lookup_rk.get(), 100);
+    if (!m) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      done = true;
+    } else if (!m->err) {
+      if (m->offset >= rep.baseline) {
+        done = true;
+      } else {
+        rep.scanned_to = m->offset;
+        ClockHeader h = find_clock_header(m);
+        if (h.present && !h.duplicated &&
+            decode(std::span(static_cast<const std::byte*>(h.data), h.size), names, scratch) && scratch.origin &&
+            scratch.origin->sender == req.sender) {
+          if (scratch.origin->seq == req.seq) {
+            rep.located = m->offset;
+            done = true;
+          } else if (scratch.origin->seq > req.seq) {
+            done = true;  // a sender's sends to one partition are appended in send order
+          }
+        }
+      }
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_assign(lookup_rk.get(), nullptr);
+  std::string range = rep.scanned_to == kNoOffset ? std::string("no records")
+                                                  : fmt::format("offsets {}..{}", rep.scanned_from, rep.scanned_to);
+  if (rep.located) {
+    rep.text = fmt::format("{}: found at offset {} below the baseline {} (scanned {} {}): claim accounted for", what,
+                           *rep.located, rep.baseline, range, from_text);
+  } else {
+    rep.text = fmt::format("{}: not found below the baseline {} (scanned {} {}): waiting for it to arrive", what,
+                           rep.baseline, range, from_text);
+  }
+  return rep;
+}
+
+std::expected<std::unique_ptr<ConsumerHost>, Error> replay_to_lso(const ConsumerOptions& opts, Names& names,
+                                                                   HostObserver* observer,
+                                                                   std::chrono::milliseconds deadline,
+                                                                   const volatile std::sig_atomic_t* stop) {
+  auto host = ConsumerHost::open(opts, names, observer);
+  if (!host) return std::unexpected(host.error());
+  if (auto r = (*host)->poll_until_caught_up(stop, deadline); !r) return std::unexpected(r.error());
+  return host;
+}
+
+}  // namespace causal::kafka

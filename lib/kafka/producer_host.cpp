@@ -1,0 +1,289 @@
+#include "causal/kafka/producer_host.hpp"
+
+#include <random>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "causal/codec.hpp"
+#include "causal/kafka/consumer_host.hpp"
+
+namespace causal::kafka {
+
+std::string random_hex(std::size_t digits) {
+  std::random_device rd;
+  std::string out;
+  static constexpr char kHex[] = "0123456789abcdef";
+  while (out.size() < digits) {
+    auto v = rd();
+    for (int i = 0; i < 8 && out.size() < digits; ++i, v >>= 4) out.push_back(kHex[v & 15]);
+  }
+  return out;
+}
+
+namespace {
+
+std::string txn_error_text(rd_kafka_error_t* e) {
+  std::string s = rd_kafka_error_string(e);
+  if (rd_kafka_error_is_fatal(e)) s += " (fatal)";
+  else if (rd_kafka_error_txn_requires_abort(e)) s += " (the transaction must be aborted)";
+  else if (rd_kafka_error_is_retriable(e)) s += " (retriable)";
+  return s;
+}
+
+}  // namespace
+
+void ProducerHost::dr_cb(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
+  auto* self = static_cast<ProducerHost*>(opaque);
+  auto index = reinterpret_cast<std::uintptr_t>(m->_private);  // send index, 1-based
+  const Pending& p = self->pending_[index - 1];
+  SeqNo seq = p.seq;
+  if (m->err) {
+    if (!self->failed_) {
+      self->failed_ = runtime_error(fmt::format("{}: delivery failed (brokers {}): {}", self->names_.channel_text(p.sink),
+                                                self->brokers_, rd_kafka_err2str(m->err)));
+    }
+    return;
+  }
+  ++self->delivered_;
+  if (self->opts_.stamp) self->stamper_->acknowledged(p.sink, seq, m->offset);
+  if (self->on_delivery) self->on_delivery(Produced{p.sink, m->offset, seq, p.user});
+}
+
+std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const ProducerOptions& opts, Names& names) {
+  std::unique_ptr<ProducerHost> h(new ProducerHost(opts, names));
+  h->brokers_ = brokers_in_effect(opts.connection);
+  std::vector<std::pair<std::string, std::string>> defaults = {
+      {"client.id", "causal-produce"},
+      {"enable.idempotence", "true"},
+      {"acks", "all"},
+      {"linger.ms", "5"},
+      {"message.timeout.ms", std::to_string(opts.timeout.count())},
+  };
+  if (opts.transactional_id) {
+    defaults.emplace_back("transactional.id", *opts.transactional_id);
+    defaults.emplace_back("transaction.timeout.ms", "60000");
+  }
+  for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
+  auto conf = make_conf(opts.connection, defaults);
+  if (!conf) return std::unexpected(conf.error());
+  rd_kafka_conf_set_opaque(conf->get(), h.get());
+  rd_kafka_conf_set_dr_msg_cb(conf->get(), &ProducerHost::dr_cb);
+  // librdkafka's log and error callbacks go to log_ (quoted in errors), not raw to stderr.
+  rd_kafka_conf_set_log_cb(conf->get(), [](const rd_kafka_t* k, int level, const char* fac, const char* buf) {
+    auto* self = static_cast<ProducerHost*>(rd_kafka_opaque(k));
+    if (self && level <= 4) self->log_.add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
+  });
+  rd_kafka_conf_set_error_cb(conf->get(), [](rd_kafka_t*, int e, const char* reason, void* opaque) {
+    static_cast<ProducerHost*>(opaque)->log_.add(
+        fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(e))), true);
+  });
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), err, sizeof err);
+  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka producer: {}", err)));
+  (void)conf->release();
+  h->rk_.reset(rk);
+
+  h->sender_name_ = opts.sender ? *opts.sender : fmt::format("{}-{}", opts.sender_prefix, random_hex(16));
+  if (!valid_sender_name(h->sender_name_)) {
+    return std::unexpected(usage_error(fmt::format("sender identity '{}' is not 1..255 bytes of UTF-8", h->sender_name_)));
+  }
+  SenderId self = names.sender(h->sender_name_);
+  h->stamper_ = std::make_unique<Stamper>(
+      self, opts.transactional_id ? Stamper::Mode::transactional : Stamper::Mode::idempotent, nullptr);
+
+  // Seeds: the high watermark of every sink partition, from a read_uncommitted handle.
+  HandlePtr meta;
+  int tmo = static_cast<int>(opts.timeout.count());
+  for (const auto& t : opts.sink_topics) {
+    auto topic = h->topic(t);
+    if (!topic) return std::unexpected(topic.error());
+    if (!opts.stamp) continue;
+    if (!meta) {
+      auto m = make_client(RD_KAFKA_CONSUMER, opts.connection,
+                           {{"client.id", "causal-produce-seed"}, {"isolation.level", "read_uncommitted"}}, h->log_);
+      if (!m) return std::unexpected(m.error());
+      meta = std::move(*m);
+    }
+    for (int p = 0; p < (*topic)->partitions; ++p) {
+      int64_t lo = 0, hi = 0;
+      auto e = rd_kafka_query_watermark_offsets(meta.get(), t.c_str(), p, &lo, &hi, tmo);
+      if (e) {
+        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot read the end offset for the seed: {}", t,
+                                                         p, h->brokers_, rd_kafka_err2str(e))));
+      }
+      ChannelId c = names.channel((*topic)->id, p);
+      h->stamper_->seed(c, hi);
+      h->seeds_.emplace_back(c, hi);
+    }
+  }
+  if (opts.transactional_id) {
+    if (rd_kafka_error_t* e = rd_kafka_init_transactions(rk, tmo)) {
+      std::string text = txn_error_text(e);
+      rd_kafka_error_destroy(e);
+      return std::unexpected(runtime_error(fmt::format("init_transactions for transactional id '{}' on {}: {}",
+                                                       *opts.transactional_id, h->brokers_, text)));
+    }
+  }
+  return h;
+}
+
+ProducerHost::~ProducerHost() {
+  if (rk_) {
+    if (in_txn_) {
+      if (rd_kafka_error_t* e = rd_kafka_abort_transaction(rk_.get(), static_cast<int>(opts_.timeout.count()))) {
+        rd_kafka_error_destroy(e);
+      }
+    }
+    rd_kafka_flush(rk_.get(), static_cast<int>(opts_.timeout.count()));
+  }
+  for (auto& [name, t] : topics_) {
+    if (t.rkt) rd_kafka_topic_destroy(t.rkt);
+  }
+}
+
+std::expected<ProducerHost::Topic*, Error> ProducerHost::topic(std::string_view name) {
+  auto it = topics_.find(std::string(name));
+  if (it != topics_.end()) return &it->second;
+  std::string n(name);
+  if (!valid_topic_name(n)) {
+    return std::unexpected(usage_error(fmt::format("'{}' is not a valid topic name", n)));
+  }
+  auto count = partition_count(rk_.get(), n, opts_.timeout, brokers_);
+  if (!count) {
+    auto e = count.error();
+    if (auto last = log_.last_error(); !last.empty()) e.message += fmt::format(" ({})", last);
+    return std::unexpected(e);
+  }
+  Topic t;
+  t.rkt = rd_kafka_topic_new(rk_.get(), n.c_str(), nullptr);
+  t.partitions = *count;
+  t.id = names_.topic(n);
+  return &topics_.emplace(n, t).first->second;
+}
+
+std::expected<void, Error> ProducerHost::check_failed() {
+  if (failed_) return std::unexpected(*failed_);
+  if (char fatal[512]; rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal)) {
+    return std::unexpected(runtime_error(fmt::format("fatal producer error (brokers {}): {}", brokers_, fatal)));
+  }
+  return {};
+}
+
+std::expected<void, Error> ProducerHost::begin() {
+  if (rd_kafka_error_t* e = rd_kafka_begin_transaction(rk_.get())) {
+    std::string text = txn_error_text(e);
+    rd_kafka_error_destroy(e);
+    return std::unexpected(runtime_error(fmt::format("begin_transaction: {}", text)));
+  }
+  in_txn_ = true;
+  return {};
+}
+
+std::expected<void, Error> ProducerHost::flush() {
+  auto deadline = std::chrono::steady_clock::now() + opts_.timeout;
+  while (rd_kafka_outq_len(rk_.get()) > 0) {
+    rd_kafka_flush(rk_.get(), 100);
+    if (auto r = check_failed(); !r) return r;
+    if (std::chrono::steady_clock::now() > deadline) {
+      return std::unexpected(runtime_error(fmt::format("{} record(s) not delivered within {} ms (brokers {})",
+                                                       rd_kafka_outq_len(rk_.get()), opts_.timeout.count(),
+                                                       brokers_)));
+    }
+  }
+  rd_kafka_poll(rk_.get(), 0);
+  return check_failed();
+}
+
+std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
+  // Flush first: every send acknowledged (and claimed by offset) before the end, which is
+  // what Stamper::transaction_ended requires; aborted sends keep their real offsets.
+  if (auto r = flush(); !r) return r;
+  int tmo = static_cast<int>(opts_.timeout.count());
+  rd_kafka_error_t* e = commit ? rd_kafka_commit_transaction(rk_.get(), tmo) : rd_kafka_abort_transaction(rk_.get(), tmo);
+  if (e) {
+    std::string text = txn_error_text(e);
+    bool abortable = rd_kafka_error_txn_requires_abort(e);
+    rd_kafka_error_destroy(e);
+    if (commit && abortable) {
+      if (rd_kafka_error_t* e2 = rd_kafka_abort_transaction(rk_.get(), tmo)) rd_kafka_error_destroy(e2);
+      in_txn_ = false;
+    }
+    return std::unexpected(runtime_error(fmt::format("{}_transaction: {}", commit ? "commit" : "abort", text)));
+  }
+  in_txn_ = false;
+  if (opts_.stamp) stamper_->transaction_ended();
+  ++(commit ? commits_ : aborts_);
+  return {};
+}
+
+std::expected<void, Error> ProducerHost::commit() { return end_transaction(true); }
+std::expected<void, Error> ProducerHost::abort() { return end_transaction(false); }
+
+std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t user) {
+  if (auto c = check_failed(); !c) return std::unexpected(c.error());
+  auto t = topic(r.topic);
+  if (!t) return std::unexpected(t.error());
+  Topic& topic = **t;
+  std::int32_t partition = r.partition;
+  if (partition < 0) {
+    partition = rd_kafka_msg_partitioner_consistent_random(topic.rkt, r.key ? r.key->data() : nullptr,
+                                                           r.key ? r.key->size() : 0, topic.partitions, nullptr,
+                                                           nullptr);
+  } else if (partition >= topic.partitions) {
+    return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition(s); partition {} does not exist",
+                                                     r.topic, topic.partitions, partition)));
+  }
+  ChannelId sink = names_.channel(topic.id, partition);
+
+  rd_kafka_headers_t* hdrs = rd_kafka_headers_new(r.headers.size() + 1);
+  for (const auto& hd : r.headers) {
+    rd_kafka_header_add(hdrs, hd.name.data(), static_cast<ssize_t>(hd.name.size()),
+                        hd.value ? hd.value->data() : nullptr, hd.value ? static_cast<ssize_t>(hd.value->size()) : 0);
+  }
+  SeqNo seq = 0;
+  if (opts_.stamp) {
+    Clock stamp = stamper_->stamp_send(sink);
+    seq = stamp.origin ? stamp.origin->seq : 0;
+    if (r.extra) stamp.join(*r.extra);
+    header_buf_.clear();
+    encode(stamp, names_, header_buf_);
+    rd_kafka_header_add(hdrs, kClockHeader.data(), static_cast<ssize_t>(kClockHeader.size()), header_buf_.data(),
+                        static_cast<ssize_t>(header_buf_.size()));
+  }
+  pending_.push_back(Pending{sink, seq, user});
+  auto index = static_cast<std::uintptr_t>(pending_.size());
+  ++sent_;
+  auto deadline = std::chrono::steady_clock::now() + opts_.timeout;
+  void* key = r.key ? const_cast<char*>(r.key->data()) : nullptr;
+  std::size_t key_len = r.key ? r.key->size() : 0;
+  void* value = r.value ? const_cast<char*>(r.value->data()) : nullptr;
+  std::size_t value_len = r.value ? r.value->size() : 0;
+  for (;;) {
+    rd_kafka_resp_err_t e = rd_kafka_producev(
+        rk_.get(), RD_KAFKA_V_RKT(topic.rkt), RD_KAFKA_V_PARTITION(partition),
+        RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, value_len),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_OPAQUE(reinterpret_cast<void*>(index)), RD_KAFKA_V_END);
+    if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
+    if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL && std::chrono::steady_clock::now() < deadline) {
+      rd_kafka_poll(rk_.get(), 50);
+      if (auto c = check_failed(); !c) {
+        rd_kafka_headers_destroy(hdrs);
+        return std::unexpected(c.error());
+      }
+      continue;
+    }
+    rd_kafka_headers_destroy(hdrs);
+    return std::unexpected(runtime_error(
+        fmt::format("{}/{}: produce failed (brokers {}): {}", r.topic, partition, brokers_, rd_kafka_err2str(e))));
+  }
+  if (opts_.wait_acks) {
+    if (auto f = flush(); !f) return std::unexpected(f.error());
+  } else {
+    rd_kafka_poll(rk_.get(), 0);
+  }
+  return seq;
+}
+
+}  // namespace causal::kafka

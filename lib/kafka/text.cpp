@@ -1,0 +1,146 @@
+#include "causal/kafka/text.hpp"
+
+#include <array>
+
+namespace causal::kafka {
+
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    // Fast path: 8 ASCII bytes at a time.
+    while (end - p >= 8) {
+      std::uint64_t w;
+      __builtin_memcpy(&w, p, 8);
+      if (w & 0x8080808080808080ULL) break;
+      p += 8;
+    }
+    if (p >= end) break;
+    unsigned c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int n;
+    unsigned cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (end - p <= n) return false;
+    for (int i = 1; i <= n; ++i) {
+      unsigned cc = p[i];
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if (n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return false;
+    if (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) return false;
+    p += n + 1;
+  }
+  return true;
+}
+
+namespace {
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+constexpr std::array<std::int8_t, 256> make_reverse() {
+  std::array<std::int8_t, 256> r{};
+  for (auto& v : r) v = -1;
+  for (int i = 0; i < 64; ++i) r[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
+  return r;
+}
+constexpr auto kReverse = make_reverse();
+}  // namespace
+
+void append_base64(fmt::memory_buffer& out, std::string_view bytes) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  std::size_t n = bytes.size();
+  std::size_t i = 0;
+  char quad[4];
+  for (; i + 3 <= n; i += 3) {
+    std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
+    quad[0] = kAlphabet[v >> 18];
+    quad[1] = kAlphabet[(v >> 12) & 63];
+    quad[2] = kAlphabet[(v >> 6) & 63];
+    quad[3] = kAlphabet[v & 63];
+    out.append(quad, quad + 4);
+  }
+  if (n - i == 1) {
+    std::uint32_t v = p[i] << 16;
+    quad[0] = kAlphabet[v >> 18];
+    quad[1] = kAlphabet[(v >> 12) & 63];
+    quad[2] = quad[3] = '=';
+    out.append(quad, quad + 4);
+  } else if (n - i == 2) {
+    std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8);
+    quad[0] = kAlphabet[v >> 18];
+    quad[1] = kAlphabet[(v >> 12) & 63];
+    quad[2] = kAlphabet[(v >> 6) & 63];
+    quad[3] = '=';
+    out.append(quad, quad + 4);
+  }
+}
+
+std::string base64(std::string_view bytes) {
+  fmt::memory_buffer b;
+  append_base64(b, bytes);
+  return fmt::to_string(b);
+}
+
+std::expected<std::string, std::string> unbase64(std::string_view text) {
+  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto v = kReverse[static_cast<unsigned char>(text[i])];
+    if (v < 0) return std::unexpected("invalid base64 character at position " + std::to_string(i));
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  if (text.size() % 4 == 1) return std::unexpected("truncated base64 (length leaves 6 stray bits)");
+  return out;
+}
+
+void append_json_string(fmt::memory_buffer& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  const char* run = s.data();
+  const char* end = s.data() + s.size();
+  for (const char* p = run; p < end; ++p) {
+    auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(run, p);
+    run = p + 1;
+    switch (c) {
+      case '"': out.append(std::string_view("\\\"")); break;
+      case '\\': out.append(std::string_view("\\\\")); break;
+      case '\n': out.append(std::string_view("\\n")); break;
+      case '\r': out.append(std::string_view("\\r")); break;
+      case '\t': out.append(std::string_view("\\t")); break;
+      case '\b': out.append(std::string_view("\\b")); break;
+      case '\f': out.append(std::string_view("\\f")); break;
+      default: {
+        char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        out.append(u, u + 6);
+      }
+    }
+  }
+  out.append(run, end);
+  out.push_back('"');
+}
+
+}  // namespace causal::kafka
