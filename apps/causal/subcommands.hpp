@@ -17,6 +17,7 @@ void setup_baseline(CLI::App& sub, Outcome& result);
 void setup_produce(CLI::App& sub, Outcome& result);
 void setup_simulate(CLI::App& sub, Outcome& result);
 void setup_demo(CLI::App& sub, Outcome& result);
+void setup_completions(CLI::App& sub, Outcome& result);
 
 struct Subcommand {
   const char* name;
@@ -33,6 +34,7 @@ inline constexpr Subcommand kSubcommands[] = {
     {"produce", "Produce stdin records stamped as a causal sender", setup_produce},
     {"simulate", "Run the deterministic verification simulator and its oracle", setup_simulate},
     {"demo", "Show the gate holding and releasing records on an in-process mock cluster", setup_demo},
+    {"completions", "Print a bash, zsh or fish completion script", setup_completions},
 };
 
 }  // namespace causal::cli
