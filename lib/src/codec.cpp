@@ -1,1 +1,590 @@
-// codec: to be written
+// The causal.clock codec. Byte layout (docs/wire-format.md is the reference, with test
+// vectors; keep the two in step):
+//
+//   header   := version:u8 flags:u8 [origin] [offsets] [seqs]
+//   version  := 0x01 (kWireVersion); any other value is unknown_version (fail closed)
+//   flags    := bit 0 origin present, bit 1 offsets present, bit 2 seqs present;
+//               bits 3..7 reserved, must be 0 (bad_flags)
+//   origin   := sender seq:varint                      seq >= 1
+//   sender   := len:u8 bytes                           1..255 bytes of strict UTF-8
+//   topic    := len:u8 bytes                           Kafka rule: 1..249 of [a-zA-Z0-9._-]
+//   offsets  := count:varint { topic n:varint { pgap:varint odelta:varint } }
+//               count >= 1 topics, strictly ascending by name; n >= 1 claims per topic;
+//               partition[0] = pgap[0], partition[i] = partition[i-1] + 1 + pgap[i]
+//               (strictly ascending by construction);
+//               offset[0] = odelta[0], offset[i] = offset[i-1] + unzigzag(odelta[i]),
+//               every offset in 0..INT64_MAX (partitions of one topic tend to sit at
+//               similar offsets, so the zigzag difference is usually 1-2 bytes shorter)
+//   seqs     := count:varint { topic n:varint { pdelta:varint sender seq:varint } }
+//               topics strictly ascending; partition[0] = pdelta[0],
+//               partition[i] = partition[i-1] + pdelta[i]; when pdelta == 0 the sender
+//               must be strictly greater (byte order) than the previous one; seq >= 1
+//   varint   := unsigned LEB128, at most 10 bytes, minimal (no trailing 0x00 group)
+//
+// A section flag is set iff the section is non-empty, so a count of 0 is not_canonical.
+// Canonical order is by names (topic bytes, partition, sender bytes), never by interned
+// id: ids differ between processes, the bytes must not.
+#include "causal/codec.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "varint.hpp"
+
+namespace causal {
+
+namespace {
+
+using wire::Reader;
+using wire::VarintStatus;
+
+constexpr std::uint8_t kFlagOrigin = 0x01;
+constexpr std::uint8_t kFlagOffsets = 0x02;
+constexpr std::uint8_t kFlagSeqs = 0x04;
+constexpr std::uint8_t kFlagsKnown = kFlagOrigin | kFlagOffsets | kFlagSeqs;
+
+// Smallest possible encodings, used to bound counts before anything is reserved:
+// a topic (len + 1 byte), a count, and one claim.
+constexpr std::size_t kMinOffsetClaim = 2;                  // pgap, offset
+constexpr std::size_t kMinOffsetTopic = 2 + 1 + kMinOffsetClaim;
+constexpr std::size_t kMinSeqClaim = 1 + 2 + 1;             // pdelta, sender(len+1), seq
+constexpr std::size_t kMinSeqTopic = 2 + 1 + kMinSeqClaim;
+
+constexpr std::uint64_t kMaxPartition = std::numeric_limits<std::int32_t>::max();
+constexpr std::uint64_t kMaxOffset = std::numeric_limits<std::int64_t>::max();
+
+constexpr auto kTopicChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  t['.'] = t['_'] = t['-'] = true;
+  return t;
+}();
+
+// Same rule as valid_topic_name (names.cpp), table-driven for the decode hot path.
+bool topic_ok(std::string_view s) {
+  if (s.empty() || s.size() > 249) return false;
+  for (char c : s) {
+    if (!kTopicChars[static_cast<unsigned char>(c)]) return false;
+  }
+  return s != "." && s != "..";
+}
+
+// Zigzag maps signed deltas to unsigned so that small magnitudes take one byte:
+// 0, -1, 1, -2, ... -> 0, 1, 2, 3, ...
+constexpr std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+constexpr std::int64_t unzigzag(std::uint64_t u) {
+  return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
+}
+
+std::unexpected<DecodeError> fail(DecodeErrc code, std::size_t at, std::string detail) {
+  return std::unexpected(DecodeError{code, at, std::move(detail)});
+}
+
+// Decoder state: the reader plus the error helpers that know what a field is called.
+struct Decoder {
+  Reader r;
+  Names& names;
+
+  std::expected<std::uint64_t, DecodeError> varint(std::string_view what) {
+    std::size_t at = r.pos();
+    std::uint64_t v = 0;
+    switch (r.varint(v)) {
+      case VarintStatus::ok: return v;
+      case VarintStatus::truncated:
+        return fail(DecodeErrc::truncated, at, fmt::format("input ends inside the {} varint at byte {}", what, at));
+      case VarintStatus::overlong:
+        return fail(DecodeErrc::overlong_varint, r.pos(),
+                    fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at));
+    }
+    return v;  // unreachable
+  }
+
+  // A count of items each at least `min_size` bytes long: bounded by what remains.
+  std::expected<std::uint64_t, DecodeError> count(std::string_view what, std::size_t min_size) {
+    std::size_t at = r.pos();
+    auto n = varint(what);
+    if (!n) return n;
+    if (*n == 0) {
+      return fail(DecodeErrc::not_canonical, at,
+                  fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at));
+    }
+    if (*n > r.remaining() / min_size) {
+      return fail(DecodeErrc::count_too_large, at,
+                  fmt::format("{} {} at byte {} needs at least {} bytes, {} remain", what, *n, at,
+                              *n > std::numeric_limits<std::uint64_t>::max() / min_size
+                                  ? std::string("2^64")
+                                  : std::to_string(*n * min_size),
+                              r.remaining()));
+    }
+    return n;
+  }
+
+  std::expected<std::string_view, DecodeError> string(std::string_view what, std::size_t max_len) {
+    std::size_t at = r.pos();
+    if (r.at_end()) return fail(DecodeErrc::truncated, at, fmt::format("input ends before the {} length", what));
+    std::size_t len = r.byte();
+    if (len == 0 || len > max_len) {
+      return fail(what == "topic" ? DecodeErrc::bad_topic : DecodeErrc::bad_sender, at,
+                  fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len));
+    }
+    if (len > r.remaining()) {
+      return fail(DecodeErrc::truncated, at,
+                  fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining()));
+    }
+    return r.bytes(len);
+  }
+
+  std::expected<std::string_view, DecodeError> topic() {
+    std::size_t at = r.pos();
+    auto s = string("topic", 249);
+    if (s && !topic_ok(*s)) {
+      return fail(DecodeErrc::bad_topic, at,
+                  fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-])", at));
+    }
+    return s;
+  }
+
+  std::expected<std::string_view, DecodeError> sender() {
+    std::size_t at = r.pos();
+    auto s = string("sender", 255);
+    if (s && !valid_sender_name(*s)) {
+      return fail(DecodeErrc::bad_sender, at, fmt::format("sender at byte {} is not valid UTF-8", at));
+    }
+    return s;
+  }
+
+  std::expected<SeqNo, DecodeError> seq(std::string_view what) {
+    std::size_t at = r.pos();
+    auto q = varint(what);
+    if (q && *q == 0) return fail(DecodeErrc::value_range, at, fmt::format("{} at byte {} is 0 (seqs start at 1)", what, at));
+    return q;
+  }
+
+  std::expected<void, DecodeError> offsets(Clock& out) {
+    auto topics = count("offset topic count", kMinOffsetTopic);
+    if (!topics) return std::unexpected(topics.error());
+    std::string_view prev_topic;
+    for (std::uint64_t t = 0; t < *topics; ++t) {
+      std::size_t topic_at = r.pos();
+      auto name = topic();
+      if (!name) return std::unexpected(name.error());
+      if (t > 0 && *name <= prev_topic) {
+        return fail(*name == prev_topic ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, topic_at,
+                    fmt::format("offset topic '{}' at byte {} {} '{}'", *name, topic_at,
+                                *name == prev_topic ? "repeats" : "sorts before", prev_topic));
+      }
+      prev_topic = *name;
+      TopicId tid = names.topic(*name);
+      auto n = count("offset claim count", kMinOffsetClaim);
+      if (!n) return std::unexpected(n.error());
+      std::uint64_t partition = 0;
+      std::int64_t offset = 0;
+      for (std::uint64_t i = 0; i < *n; ++i) {
+        std::size_t at = r.pos();
+        auto gap = varint("partition");
+        if (!gap) return std::unexpected(gap.error());
+        // partition[i] = partition[i-1] + 1 + gap; checked before it can overflow.
+        if (i == 0 ? *gap > kMaxPartition : *gap >= kMaxPartition - partition) {
+          return fail(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, *name));
+        }
+        partition = i == 0 ? *gap : partition + 1 + *gap;
+        std::size_t off_at = r.pos();
+        auto off = varint("offset");
+        if (!off) return std::unexpected(off.error());
+        // offset[0] is whole; offset[i] = offset[i-1] + unzigzag(v), within 0..2^63-1.
+        std::int64_t value = 0;
+        bool in_range = i == 0 ? *off <= kMaxOffset
+                               : !__builtin_add_overflow(offset, unzigzag(*off), &value) && value >= 0;
+        if (i == 0) value = static_cast<std::int64_t>(*off);
+        if (!in_range) {
+          return fail(DecodeErrc::value_range, off_at,
+                      fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, *name));
+        }
+        offset = value;
+        out.append_unsorted(OffsetClaim{names.channel(tid, static_cast<std::int32_t>(partition)), offset});
+      }
+    }
+    return {};
+  }
+
+  std::expected<void, DecodeError> seqs(Clock& out) {
+    auto topics = count("sequence topic count", kMinSeqTopic);
+    if (!topics) return std::unexpected(topics.error());
+    std::string_view prev_topic;
+    for (std::uint64_t t = 0; t < *topics; ++t) {
+      std::size_t topic_at = r.pos();
+      auto name = topic();
+      if (!name) return std::unexpected(name.error());
+      if (t > 0 && *name <= prev_topic) {
+        return fail(*name == prev_topic ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, topic_at,
+                    fmt::format("sequence topic '{}' at byte {} {} '{}'", *name, topic_at,
+                                *name == prev_topic ? "repeats" : "sorts before", prev_topic));
+      }
+      prev_topic = *name;
+      TopicId tid = names.topic(*name);
+      auto n = count("sequence claim count", kMinSeqClaim);
+      if (!n) return std::unexpected(n.error());
+      std::uint64_t partition = 0;
+      std::string_view prev_sender;
+      for (std::uint64_t i = 0; i < *n; ++i) {
+        std::size_t at = r.pos();
+        auto delta = varint("partition");
+        if (!delta) return std::unexpected(delta.error());
+        if (*delta > kMaxPartition - partition) {
+          return fail(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, *name));
+        }
+        partition += *delta;
+        std::size_t sender_at = r.pos();
+        auto s = sender();
+        if (!s) return std::unexpected(s.error());
+        if (i > 0 && *delta == 0 && *s <= prev_sender) {
+          return fail(*s == prev_sender ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at,
+                      fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, *name, partition,
+                                  *s == prev_sender ? "repeats" : "sorts before"));
+        }
+        prev_sender = *s;
+        auto q = seq("send number");
+        if (!q) return std::unexpected(q.error());
+        out.append_unsorted(
+            SeqClaim{names.channel(tid, static_cast<std::int32_t>(partition)), names.sender(*s), *q});
+      }
+    }
+    return {};
+  }
+};
+
+// Wire-order view of a clock: claims sorted by (topic bytes, partition[, sender bytes]).
+struct NamedOffset {
+  const std::string* topic;
+  std::int32_t partition;
+  Offset offset;
+};
+struct NamedSeq {
+  const std::string* topic;
+  std::int32_t partition;
+  const std::string* sender;
+  SeqNo seq;
+};
+
+template <class T>
+void sort_small(std::vector<T>& v, auto less) {
+  // Clocks are small and usually already nearly in order: insertion sort beats std::sort
+  // below a few dozen elements.
+  if (v.size() > 32) {
+    std::sort(v.begin(), v.end(), less);
+    return;
+  }
+  for (std::size_t i = 1; i < v.size(); ++i) {
+    T x = v[i];
+    std::size_t j = i;
+    for (; j > 0 && less(x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
+void put_string(std::vector<std::byte>& out, std::string_view s) {
+  out.push_back(static_cast<std::byte>(s.size()));
+  wire::put_bytes(out, s);
+}
+
+}  // namespace
+
+std::string_view to_string(DecodeErrc e) {
+  switch (e) {
+    case DecodeErrc::empty: return "empty";
+    case DecodeErrc::unknown_version: return "unknown_version";
+    case DecodeErrc::truncated: return "truncated";
+    case DecodeErrc::overlong_varint: return "overlong_varint";
+    case DecodeErrc::value_range: return "value_range";
+    case DecodeErrc::bad_topic: return "bad_topic";
+    case DecodeErrc::bad_sender: return "bad_sender";
+    case DecodeErrc::duplicate_claim: return "duplicate_claim";
+    case DecodeErrc::not_canonical: return "not_canonical";
+    case DecodeErrc::count_too_large: return "count_too_large";
+    case DecodeErrc::oversized: return "oversized";
+    case DecodeErrc::trailing_bytes: return "trailing_bytes";
+    case DecodeErrc::bad_flags: return "bad_flags";
+  }
+  return "unknown";
+}
+
+std::expected<void, DecodeError> decode(std::span<const std::byte> bytes, Names& names, Clock& out) {
+  out.clear();
+  if (bytes.empty()) return fail(DecodeErrc::empty, 0, "the header is empty (0 bytes)");
+  if (bytes.size() > kMaxHeaderBytes) {
+    return fail(DecodeErrc::oversized, kMaxHeaderBytes,
+                fmt::format("the header is {} bytes, over the {} byte limit", bytes.size(), kMaxHeaderBytes));
+  }
+  Decoder d{Reader(bytes.data(), bytes.data() + bytes.size()), names};
+  std::uint8_t version = d.r.byte();
+  if (version != kWireVersion) {
+    return fail(DecodeErrc::unknown_version, 0,
+                fmt::format("version byte is {}, this build reads version {}", version, kWireVersion));
+  }
+  if (d.r.at_end()) return fail(DecodeErrc::truncated, 1, "input ends before the flags byte");
+  std::uint8_t flags = d.r.byte();
+  if (flags & ~kFlagsKnown) {
+    return fail(DecodeErrc::bad_flags, 1, fmt::format("flags byte 0x{:02x} has reserved bits set", flags));
+  }
+  auto clear_on_error = [&out](const DecodeError& e) {
+    out.clear();  // never hand back a partial clock
+    return std::unexpected(e);
+  };
+  if (flags & kFlagOrigin) {
+    auto s = d.sender();
+    if (!s) return clear_on_error(s.error());
+    auto q = d.seq("origin send number");
+    if (!q) return clear_on_error(q.error());
+    out.origin = Origin{names.sender(*s), *q};
+  }
+  if (flags & kFlagOffsets) {
+    if (auto r = d.offsets(out); !r) return clear_on_error(r.error());
+  }
+  if (flags & kFlagSeqs) {
+    if (auto r = d.seqs(out); !r) return clear_on_error(r.error());
+  }
+  if (!d.r.at_end()) {
+    return clear_on_error(DecodeError{DecodeErrc::trailing_bytes, d.r.pos(),
+                                      fmt::format("{} bytes left after the last field, at byte {}",
+                                                  d.r.remaining(), d.r.pos())});
+  }
+  // Wire order is by name; the Clock invariant is by id. Distinct wire coordinates map to
+  // distinct ids, so normalize() only sorts here, it never merges.
+  out.normalize();
+  return {};
+}
+
+void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out) {
+  const std::size_t start = out.size();
+  std::uint8_t flags = (clock.origin ? kFlagOrigin : 0) | (clock.offsets().empty() ? 0 : kFlagOffsets) |
+                       (clock.seqs().empty() ? 0 : kFlagSeqs);
+  out.push_back(static_cast<std::byte>(kWireVersion));
+  out.push_back(static_cast<std::byte>(flags));
+  if (clock.origin) {
+    if (clock.origin->seq == 0) throw std::invalid_argument("encode: origin send number 0 (seqs start at 1)");
+    put_string(out, names.sender_name(clock.origin->sender));
+    wire::put_varint(out, clock.origin->seq);
+  }
+  if (!clock.offsets().empty()) {
+    thread_local std::vector<NamedOffset> claims;  // scratch: no allocation once warm
+    claims.clear();
+    for (const auto& c : clock.offsets()) {
+      if (c.offset < 0) throw std::invalid_argument("encode: negative offset claim");
+      claims.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel), c.offset});
+    }
+    sort_small(claims, [](const NamedOffset& a, const NamedOffset& b) {
+      if (a.topic != b.topic) {
+        if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
+      }
+      return a.partition < b.partition;
+    });
+    std::size_t topics = 1;
+    for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
+    wire::put_varint(out, topics);
+    for (std::size_t i = 0; i < claims.size();) {
+      std::size_t j = i;
+      while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
+      put_string(out, *claims[i].topic);
+      wire::put_varint(out, j - i);
+      for (std::size_t k = i; k < j; ++k) {
+        auto p = static_cast<std::uint64_t>(claims[k].partition);
+        wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition) - 1);
+        // Both offsets are in 0..2^63-1, so the difference cannot overflow.
+        wire::put_varint(out, k == i ? static_cast<std::uint64_t>(claims[k].offset)
+                                     : zigzag(claims[k].offset - claims[k - 1].offset));
+      }
+      i = j;
+    }
+  }
+  if (!clock.seqs().empty()) {
+    thread_local std::vector<NamedSeq> claims;
+    claims.clear();
+    for (const auto& c : clock.seqs()) {
+      if (c.seq == 0) throw std::invalid_argument("encode: sequence claim with send number 0");
+      claims.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel),
+                        &names.sender_name(c.sender), c.seq});
+    }
+    sort_small(claims, [](const NamedSeq& a, const NamedSeq& b) {
+      if (a.topic != b.topic) {
+        if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
+      }
+      if (a.partition != b.partition) return a.partition < b.partition;
+      return a.sender != b.sender && a.sender->compare(*b.sender) < 0;
+    });
+    std::size_t topics = 1;
+    for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
+    wire::put_varint(out, topics);
+    for (std::size_t i = 0; i < claims.size();) {
+      std::size_t j = i;
+      while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
+      put_string(out, *claims[i].topic);
+      wire::put_varint(out, j - i);
+      for (std::size_t k = i; k < j; ++k) {
+        auto p = static_cast<std::uint64_t>(claims[k].partition);
+        wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition));
+        put_string(out, *claims[k].sender);
+        wire::put_varint(out, claims[k].seq);
+      }
+      i = j;
+    }
+  }
+  if (out.size() - start > kMaxHeaderBytes) {
+    throw std::length_error(fmt::format("encode: clock needs {} bytes, over the {} byte header limit",
+                                        out.size() - start, kMaxHeaderBytes));
+  }
+}
+
+// ---- JSON -------------------------------------------------------------------------------
+
+nlohmann::json clock_to_json(const Clock& clock, const Names& names) {
+  nlohmann::json j = nlohmann::json::object();
+  if (clock.origin) {
+    j["origin"] = {{"sender", names.sender_name(clock.origin->sender)}, {"seq", clock.origin->seq}};
+  } else {
+    j["origin"] = nullptr;
+  }
+  std::vector<NamedOffset> offs;
+  for (const auto& c : clock.offsets()) {
+    offs.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel), c.offset});
+  }
+  std::sort(offs.begin(), offs.end(), [](const NamedOffset& a, const NamedOffset& b) {
+    if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
+    return a.partition < b.partition;
+  });
+  auto& claims = j["claims"] = nlohmann::json::array();
+  for (const auto& c : offs) claims.push_back({{"topic", *c.topic}, {"partition", c.partition}, {"offset", c.offset}});
+  std::vector<NamedSeq> seqs;
+  for (const auto& c : clock.seqs()) {
+    seqs.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel),
+                    &names.sender_name(c.sender), c.seq});
+  }
+  std::sort(seqs.begin(), seqs.end(), [](const NamedSeq& a, const NamedSeq& b) {
+    if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
+    if (a.partition != b.partition) return a.partition < b.partition;
+    return a.sender->compare(*b.sender) < 0;
+  });
+  auto& sj = j["seq_claims"] = nlohmann::json::array();
+  for (const auto& c : seqs) {
+    sj.push_back({{"topic", *c.topic}, {"partition", c.partition}, {"sender", *c.sender}, {"seq", c.seq}});
+  }
+  return j;
+}
+
+namespace {
+
+std::unexpected<Error> json_error(const std::string& path, std::string_view what) {
+  return std::unexpected(usage_error(fmt::format("{}: {}", path, what)));
+}
+
+// Checks that `j` is an object holding only `allowed` keys.
+std::expected<void, Error> only_fields(const nlohmann::json& j, const std::string& path,
+                                       std::initializer_list<std::string_view> allowed) {
+  if (!j.is_object()) return json_error(path.empty() ? "clock" : path, "expected an object");
+  for (const auto& [k, v] : j.items()) {
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      return json_error(path.empty() ? k : path + "." + k, "unknown field");
+    }
+  }
+  return {};
+}
+
+std::expected<std::uint64_t, Error> json_uint(const nlohmann::json& obj, const std::string& path,
+                                              std::string_view key, std::uint64_t min, std::uint64_t max) {
+  std::string p = path + "." + std::string(key);
+  auto it = obj.find(key);
+  if (it == obj.end()) return json_error(p, "missing");
+  if (!it->is_number_integer()) return json_error(p, "expected an integer");
+  if (it->is_number_unsigned()) {
+    auto v = it->get<std::uint64_t>();
+    if (v < min || v > max) return json_error(p, fmt::format("{} is outside {}..{}", v, min, max));
+    return v;
+  }
+  auto v = it->get<std::int64_t>();
+  if (v < 0 || static_cast<std::uint64_t>(v) < min || static_cast<std::uint64_t>(v) > max) {
+    return json_error(p, fmt::format("{} is outside {}..{}", v, min, max));
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+std::expected<std::string, Error> json_name(const nlohmann::json& obj, const std::string& path, std::string_view key,
+                                            bool topic) {
+  std::string p = path + "." + std::string(key);
+  auto it = obj.find(key);
+  if (it == obj.end()) return json_error(p, "missing");
+  if (!it->is_string()) return json_error(p, "expected a string");
+  const auto& s = it->get_ref<const std::string&>();
+  if (topic && !valid_topic_name(s)) {
+    return json_error(p, fmt::format("'{}' is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", s));
+  }
+  if (!topic && !valid_sender_name(s)) return json_error(p, "a sender is 1..255 bytes of UTF-8");
+  return s;
+}
+
+}  // namespace
+
+std::expected<Clock, Error> clock_from_json(const nlohmann::json& j, Names& names) {
+  if (auto r = only_fields(j, "", {"origin", "claims", "seq_claims"}); !r) return std::unexpected(r.error());
+  Clock clock;
+  if (auto it = j.find("origin"); it != j.end() && !it->is_null()) {
+    if (auto r = only_fields(*it, "origin", {"sender", "seq"}); !r) return std::unexpected(r.error());
+    auto s = json_name(*it, "origin", "sender", false);
+    if (!s) return std::unexpected(s.error());
+    auto q = json_uint(*it, "origin", "seq", 1, std::numeric_limits<std::uint64_t>::max());
+    if (!q) return std::unexpected(q.error());
+    clock.origin = Origin{names.sender(*s), *q};
+  }
+  if (auto it = j.find("claims"); it != j.end()) {
+    if (!it->is_array()) return json_error("claims", "expected an array");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const auto& c = (*it)[i];
+      std::string path = fmt::format("claims[{}]", i);
+      if (auto r = only_fields(c, path, {"topic", "partition", "offset"}); !r) return std::unexpected(r.error());
+      auto t = json_name(c, path, "topic", true);
+      if (!t) return std::unexpected(t.error());
+      auto p = json_uint(c, path, "partition", 0, kMaxPartition);
+      if (!p) return std::unexpected(p.error());
+      auto o = json_uint(c, path, "offset", 0, kMaxOffset);
+      if (!o) return std::unexpected(o.error());
+      ChannelId ch = names.channel(*t, static_cast<std::int32_t>(*p));
+      if (clock.offset_of(ch) != kNoOffset) {
+        return json_error(path, fmt::format("a second claim on {}/{} (one claim per channel)", *t, *p));
+      }
+      clock.claim(ch, static_cast<Offset>(*o));
+    }
+  }
+  if (auto it = j.find("seq_claims"); it != j.end()) {
+    if (!it->is_array()) return json_error("seq_claims", "expected an array");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const auto& c = (*it)[i];
+      std::string path = fmt::format("seq_claims[{}]", i);
+      if (auto r = only_fields(c, path, {"topic", "partition", "sender", "seq"}); !r) return std::unexpected(r.error());
+      auto t = json_name(c, path, "topic", true);
+      if (!t) return std::unexpected(t.error());
+      auto p = json_uint(c, path, "partition", 0, kMaxPartition);
+      if (!p) return std::unexpected(p.error());
+      auto s = json_name(c, path, "sender", false);
+      if (!s) return std::unexpected(s.error());
+      auto q = json_uint(c, path, "seq", 1, std::numeric_limits<std::uint64_t>::max());
+      if (!q) return std::unexpected(q.error());
+      ChannelId ch = names.channel(*t, static_cast<std::int32_t>(*p));
+      SenderId sid = names.sender(*s);
+      for (const auto& e : clock.seqs()) {
+        if (e.channel == ch && e.sender == sid) {
+          return json_error(path, fmt::format("a second sequence claim on {}/{} for sender '{}'", *t, *p, *s));
+        }
+      }
+      clock.claim_seq(ch, sid, *q);
+    }
+  }
+  return clock;
+}
+
+}  // namespace causal
