@@ -88,176 +88,275 @@ std::unexpected<DecodeError> fail(DecodeErrc code, std::size_t at, std::string d
   return std::unexpected(DecodeError{code, at, std::move(detail)});
 }
 
-// Decoder state: the reader plus the error helpers that know what a field is called.
+// FNV-1a: a cheap hash for the intern memo below.
+inline std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
+
+// Per-thread memo of interning results, so that decoding a header whose channels and
+// senders were seen before costs no hash-map lookup. Every hit is validated against the
+// Names passed in (the id exists there and names the same topic, partition or sender), so
+// the memo is correct for any Names, including a new one at a reused address; a stale or
+// foreign entry is just a miss.
+struct InternMemo {
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t id = 0;
+    bool used = false;
+  };
+  std::array<Slot, 512> channels{};
+  std::array<Slot, 128> senders{};
+};
+thread_local InternMemo t_memo;
+
+// Decoder: a bounded reader plus the interning, with the hot path free of allocation.
+// Every reader returns false on failure after recording the error (a cold path that
+// builds the message); the caller returns at once.
 struct Decoder {
   Reader r;
   Names& names;
+  DecodeError err{};
+  // Claims are appended in wire (name) order. While their ids also ascend, appending
+  // keeps the Clock's id order; otherwise normalize() sorts once at the end. Distinct
+  // wire coordinates map to distinct ids, so it never has anything to merge.
+  bool offsets_sorted = true;
+  bool seqs_sorted = true;
 
-  std::expected<std::uint64_t, DecodeError> varint(std::string_view what) {
+  [[gnu::cold, gnu::noinline]] bool error(DecodeErrc code, std::size_t at, std::string detail) {
+    err = DecodeError{code, at, std::move(detail)};
+    return false;
+  }
+
+  bool varint(const char* what, std::uint64_t& v) {
+    if (r.small_varint(v) || r.short_varint(v)) [[likely]] return true;
+    return varint_slow(what, v);
+  }
+
+  [[gnu::noinline]] bool varint_slow(const char* what, std::uint64_t& v) {
     std::size_t at = r.pos();
-    std::uint64_t v = 0;
     switch (r.varint(v)) {
-      case VarintStatus::ok: return v;
+      case VarintStatus::ok: return true;
       case VarintStatus::truncated:
-        return fail(DecodeErrc::truncated, at, fmt::format("input ends inside the {} varint at byte {}", what, at));
+        return error(DecodeErrc::truncated, at, fmt::format("input ends inside the {} varint at byte {}", what, at));
       case VarintStatus::overlong:
-        return fail(DecodeErrc::overlong_varint, r.pos(),
-                    fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at));
+        return error(DecodeErrc::overlong_varint, r.pos(),
+                     fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at));
     }
-    return v;  // unreachable
+    return false;
   }
 
-  // A count of items each at least `min_size` bytes long: bounded by what remains.
-  std::expected<std::uint64_t, DecodeError> count(std::string_view what, std::size_t min_size) {
+  // A count of items each at least `min_size` bytes long: bounded by what remains, so
+  // nothing is reserved or looped over beyond what the input could hold.
+  bool count(const char* what, std::size_t min_size, std::uint64_t& n) {
     std::size_t at = r.pos();
-    auto n = varint(what);
-    if (!n) return n;
-    if (*n == 0) {
-      return fail(DecodeErrc::not_canonical, at,
-                  fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at));
-    }
-    if (*n > r.remaining() / min_size) {
-      return fail(DecodeErrc::count_too_large, at,
-                  fmt::format("{} {} at byte {} needs at least {} bytes, {} remain", what, *n, at,
-                              *n > std::numeric_limits<std::uint64_t>::max() / min_size
-                                  ? std::string("2^64")
-                                  : std::to_string(*n * min_size),
-                              r.remaining()));
-    }
-    return n;
+    if (!varint(what, n)) return false;
+    if (n != 0 && n <= r.remaining() / min_size) [[likely]] return true;
+    return count_error(what, min_size, at, n);
   }
 
-  std::expected<std::string_view, DecodeError> string(std::string_view what, std::size_t max_len) {
+  [[gnu::cold, gnu::noinline]] bool count_error(const char* what, std::size_t min_size, std::size_t at, std::uint64_t n) {
+    if (n == 0) {
+      return error(DecodeErrc::not_canonical, at,
+                   fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at));
+    }
+    return error(DecodeErrc::count_too_large, at,
+                 fmt::format("{} {} at byte {} needs at least {} bytes each, {} remain", what, n, at, min_size,
+                             r.remaining()));
+  }
+
+  bool string(const char* what, DecodeErrc bad, std::size_t max_len, std::string_view& s) {
     std::size_t at = r.pos();
-    if (r.at_end()) return fail(DecodeErrc::truncated, at, fmt::format("input ends before the {} length", what));
+    if (r.at_end()) return error(DecodeErrc::truncated, at, fmt::format("input ends before the {} at byte {}", what, at));
     std::size_t len = r.byte();
     if (len == 0 || len > max_len) {
-      return fail(what == "topic" ? DecodeErrc::bad_topic : DecodeErrc::bad_sender, at,
-                  fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len));
+      return error(bad, at, fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len));
     }
     if (len > r.remaining()) {
-      return fail(DecodeErrc::truncated, at,
-                  fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining()));
+      return error(DecodeErrc::truncated, at,
+                   fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining()));
     }
-    return r.bytes(len);
+    s = r.bytes(len);
+    return true;
   }
 
-  std::expected<std::string_view, DecodeError> topic() {
+  bool seq(const char* what, SeqNo& q) {
     std::size_t at = r.pos();
-    auto s = string("topic", 249);
-    if (s && !topic_ok(*s)) {
-      return fail(DecodeErrc::bad_topic, at,
-                  fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-])", at));
+    if (!varint(what, q)) return false;
+    if (q == 0) return error(DecodeErrc::value_range, at, fmt::format("{} at byte {} is 0 (send numbers start at 1)", what, at));
+    return true;
+  }
+
+  // A topic name, checked for order against the previous topic of its section.
+  bool topic(const char* section, bool first, std::string_view prev, std::string_view& name) {
+    std::size_t at = r.pos();
+    if (!string("topic", DecodeErrc::bad_topic, 249, name)) return false;
+    if (!first && name <= prev) {
+      bool dup = name == prev;
+      return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, at,
+                   fmt::format("{} topic at byte {} {} the previous one ('{}')", section, at,
+                               dup ? "repeats" : "sorts before", prev));
     }
-    return s;
+    return true;
   }
 
-  std::expected<std::string_view, DecodeError> sender() {
-    std::size_t at = r.pos();
-    auto s = string("sender", 255);
-    if (s && !valid_sender_name(*s)) {
-      return fail(DecodeErrc::bad_sender, at, fmt::format("sender at byte {} is not valid UTF-8", at));
-    }
-    return s;
-  }
+  // Interning a topic: validated on first use within its block (a memo hit proves the
+  // name equals an already interned, hence valid, one).
+  struct TopicBlock {
+    std::string_view name;
+    std::size_t at;
+    std::uint64_t hash;
+    bool interned = false;
+    TopicId id = 0;
+  };
 
-  std::expected<SeqNo, DecodeError> seq(std::string_view what) {
-    std::size_t at = r.pos();
-    auto q = varint(what);
-    if (q && *q == 0) return fail(DecodeErrc::value_range, at, fmt::format("{} at byte {} is 0 (seqs start at 1)", what, at));
-    return q;
-  }
-
-  std::expected<void, DecodeError> offsets(Clock& out) {
-    auto topics = count("offset topic count", kMinOffsetTopic);
-    if (!topics) return std::unexpected(topics.error());
-    std::string_view prev_topic;
-    for (std::uint64_t t = 0; t < *topics; ++t) {
-      std::size_t topic_at = r.pos();
-      auto name = topic();
-      if (!name) return std::unexpected(name.error());
-      if (t > 0 && *name <= prev_topic) {
-        return fail(*name == prev_topic ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, topic_at,
-                    fmt::format("offset topic '{}' at byte {} {} '{}'", *name, topic_at,
-                                *name == prev_topic ? "repeats" : "sorts before", prev_topic));
+  bool channel(TopicBlock& t, std::uint64_t partition, ChannelId& id) {
+    auto p = static_cast<std::int32_t>(partition);
+    std::uint64_t key = t.hash ^ (partition * 0x9E3779B97F4A7C15ULL);
+    auto& slot = t_memo.channels[(key >> 20) % t_memo.channels.size()];
+    if (slot.used && slot.key == key && slot.id < names.channel_count()) {
+      const auto& info = names.channel_info(slot.id);
+      // Once the block's topic id is known, comparing ids replaces comparing names.
+      if (info.partition == p && (t.interned ? info.topic == t.id : names.topic_name(info.topic) == t.name)) {
+        if (!t.interned) {
+          t.id = info.topic;
+          t.interned = true;
+        }
+        id = slot.id;
+        return true;
       }
-      prev_topic = *name;
-      TopicId tid = names.topic(*name);
-      auto n = count("offset claim count", kMinOffsetClaim);
-      if (!n) return std::unexpected(n.error());
+    }
+    if (!t.interned) {
+      if (!topic_ok(t.name)) {
+        return error(DecodeErrc::bad_topic, t.at,
+                     fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)", t.at));
+      }
+      t.id = names.topic(t.name);
+      t.interned = true;
+    }
+    id = names.channel(t.id, p);
+    slot = {key, id, true};
+    return true;
+  }
+
+  bool sender(std::size_t at, std::string_view s, SenderId& id) {
+    std::uint64_t key = fnv1a(s);
+    auto& slot = t_memo.senders[(key >> 20) % t_memo.senders.size()];
+    if (slot.used && slot.key == key && slot.id < names.sender_count() && names.sender_name(slot.id) == s) {
+      id = slot.id;
+      return true;
+    }
+    if (!valid_sender_name(s)) {
+      return error(DecodeErrc::bad_sender, at, fmt::format("sender at byte {} is not valid UTF-8", at));
+    }
+    id = names.sender(s);
+    slot = {key, id, true};
+    return true;
+  }
+
+  bool origin(Clock& out) {
+    std::size_t at = r.pos();
+    std::string_view s;
+    SenderId id = 0;
+    SeqNo q = 0;
+    if (!string("origin sender", DecodeErrc::bad_sender, 255, s) || !sender(at, s, id) ||
+        !seq("origin send number", q)) {
+      return false;
+    }
+    out.origin = Origin{id, q};
+    return true;
+  }
+
+  bool offsets(Clock& out) {
+    std::uint64_t topics = 0;
+    if (!count("offset topic count", kMinOffsetTopic, topics)) return false;
+    std::string_view prev;
+    for (std::uint64_t t = 0; t < topics; ++t) {
+      TopicBlock tb{};
+      tb.at = r.pos();
+      if (!topic("offset", t == 0, prev, tb.name)) return false;
+      prev = tb.name;
+      tb.hash = fnv1a(tb.name);
+      std::uint64_t n = 0;
+      if (!count("offset claim count", kMinOffsetClaim, n)) return false;
       std::uint64_t partition = 0;
       std::int64_t offset = 0;
-      for (std::uint64_t i = 0; i < *n; ++i) {
+      for (std::uint64_t i = 0; i < n; ++i) {
         std::size_t at = r.pos();
-        auto gap = varint("partition");
-        if (!gap) return std::unexpected(gap.error());
-        // partition[i] = partition[i-1] + 1 + gap; checked before it can overflow.
-        if (i == 0 ? *gap > kMaxPartition : *gap >= kMaxPartition - partition) {
-          return fail(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, *name));
+        std::uint64_t gap = 0;
+        if (!varint("partition", gap)) return false;
+        // partition[i] = partition[i-1] + 1 + gap, checked before it can overflow.
+        if (i == 0 ? gap > kMaxPartition : gap >= kMaxPartition - partition) {
+          return error(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name));
         }
-        partition = i == 0 ? *gap : partition + 1 + *gap;
+        partition = i == 0 ? gap : partition + 1 + gap;
         std::size_t off_at = r.pos();
-        auto off = varint("offset");
-        if (!off) return std::unexpected(off.error());
-        // offset[0] is whole; offset[i] = offset[i-1] + unzigzag(v), within 0..2^63-1.
+        std::uint64_t v = 0;
+        if (!varint("offset", v)) return false;
+        // offset[0] is whole; offset[i] = offset[i-1] + unzigzag(v); all in 0..2^63-1.
         std::int64_t value = 0;
-        bool in_range = i == 0 ? *off <= kMaxOffset
-                               : !__builtin_add_overflow(offset, unzigzag(*off), &value) && value >= 0;
-        if (i == 0) value = static_cast<std::int64_t>(*off);
+        bool in_range = i == 0 ? v <= kMaxOffset : !__builtin_add_overflow(offset, unzigzag(v), &value) && value >= 0;
         if (!in_range) {
-          return fail(DecodeErrc::value_range, off_at,
-                      fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, *name));
+          return error(DecodeErrc::value_range, off_at,
+                       fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, tb.name));
         }
-        offset = value;
-        out.append_unsorted(OffsetClaim{names.channel(tid, static_cast<std::int32_t>(partition)), offset});
+        offset = i == 0 ? static_cast<std::int64_t>(v) : value;
+        ChannelId ch = 0;
+        if (!channel(tb, partition, ch)) return false;
+        if (!out.offsets().empty() && out.offsets().back().channel > ch) offsets_sorted = false;
+        out.append_unsorted(OffsetClaim{ch, offset});
       }
     }
-    return {};
+    return true;
   }
 
-  std::expected<void, DecodeError> seqs(Clock& out) {
-    auto topics = count("sequence topic count", kMinSeqTopic);
-    if (!topics) return std::unexpected(topics.error());
-    std::string_view prev_topic;
-    for (std::uint64_t t = 0; t < *topics; ++t) {
-      std::size_t topic_at = r.pos();
-      auto name = topic();
-      if (!name) return std::unexpected(name.error());
-      if (t > 0 && *name <= prev_topic) {
-        return fail(*name == prev_topic ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, topic_at,
-                    fmt::format("sequence topic '{}' at byte {} {} '{}'", *name, topic_at,
-                                *name == prev_topic ? "repeats" : "sorts before", prev_topic));
-      }
-      prev_topic = *name;
-      TopicId tid = names.topic(*name);
-      auto n = count("sequence claim count", kMinSeqClaim);
-      if (!n) return std::unexpected(n.error());
+  bool seqs(Clock& out) {
+    std::uint64_t topics = 0;
+    if (!count("sequence topic count", kMinSeqTopic, topics)) return false;
+    std::string_view prev;
+    for (std::uint64_t t = 0; t < topics; ++t) {
+      TopicBlock tb{};
+      tb.at = r.pos();
+      if (!topic("sequence", t == 0, prev, tb.name)) return false;
+      prev = tb.name;
+      tb.hash = fnv1a(tb.name);
+      std::uint64_t n = 0;
+      if (!count("sequence claim count", kMinSeqClaim, n)) return false;
       std::uint64_t partition = 0;
       std::string_view prev_sender;
-      for (std::uint64_t i = 0; i < *n; ++i) {
+      for (std::uint64_t i = 0; i < n; ++i) {
         std::size_t at = r.pos();
-        auto delta = varint("partition");
-        if (!delta) return std::unexpected(delta.error());
-        if (*delta > kMaxPartition - partition) {
-          return fail(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, *name));
+        std::uint64_t delta = 0;
+        if (!varint("partition", delta)) return false;
+        if (delta > kMaxPartition - partition) {
+          return error(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name));
         }
-        partition += *delta;
+        partition += delta;
         std::size_t sender_at = r.pos();
-        auto s = sender();
-        if (!s) return std::unexpected(s.error());
-        if (i > 0 && *delta == 0 && *s <= prev_sender) {
-          return fail(*s == prev_sender ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at,
-                      fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, *name, partition,
-                                  *s == prev_sender ? "repeats" : "sorts before"));
+        std::string_view s;
+        if (!string("sender", DecodeErrc::bad_sender, 255, s)) return false;
+        if (i > 0 && delta == 0 && s <= prev_sender) {
+          bool dup = s == prev_sender;
+          return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at,
+                       fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, tb.name, partition,
+                                   dup ? "repeats" : "sorts before"));
         }
-        prev_sender = *s;
-        auto q = seq("send number");
-        if (!q) return std::unexpected(q.error());
-        out.append_unsorted(
-            SeqClaim{names.channel(tid, static_cast<std::int32_t>(partition)), names.sender(*s), *q});
+        prev_sender = s;
+        SenderId sid = 0;
+        if (!sender(sender_at, s, sid)) return false;
+        SeqNo q = 0;
+        if (!seq("send number", q)) return false;
+        ChannelId ch = 0;
+        if (!channel(tb, partition, ch)) return false;
+        if (!out.seqs().empty()) {
+          const auto& b = out.seqs().back();
+          if (b.channel > ch || (b.channel == ch && b.sender > sid)) seqs_sorted = false;
+        }
+        out.append_unsorted(SeqClaim{ch, sid, q});
       }
     }
-    return {};
+    return true;
   }
 };
 
@@ -334,31 +433,17 @@ std::expected<void, DecodeError> decode(std::span<const std::byte> bytes, Names&
   if (flags & ~kFlagsKnown) {
     return fail(DecodeErrc::bad_flags, 1, fmt::format("flags byte 0x{:02x} has reserved bits set", flags));
   }
-  auto clear_on_error = [&out](const DecodeError& e) {
+  bool ok = (!(flags & kFlagOrigin) || d.origin(out)) && (!(flags & kFlagOffsets) || d.offsets(out)) &&
+            (!(flags & kFlagSeqs) || d.seqs(out));
+  if (ok && !d.r.at_end()) {
+    ok = d.error(DecodeErrc::trailing_bytes, d.r.pos(),
+                 fmt::format("{} bytes left after the last field, at byte {}", d.r.remaining(), d.r.pos()));
+  }
+  if (!ok) {
     out.clear();  // never hand back a partial clock
-    return std::unexpected(e);
-  };
-  if (flags & kFlagOrigin) {
-    auto s = d.sender();
-    if (!s) return clear_on_error(s.error());
-    auto q = d.seq("origin send number");
-    if (!q) return clear_on_error(q.error());
-    out.origin = Origin{names.sender(*s), *q};
+    return std::unexpected(std::move(d.err));
   }
-  if (flags & kFlagOffsets) {
-    if (auto r = d.offsets(out); !r) return clear_on_error(r.error());
-  }
-  if (flags & kFlagSeqs) {
-    if (auto r = d.seqs(out); !r) return clear_on_error(r.error());
-  }
-  if (!d.r.at_end()) {
-    return clear_on_error(DecodeError{DecodeErrc::trailing_bytes, d.r.pos(),
-                                      fmt::format("{} bytes left after the last field, at byte {}",
-                                                  d.r.remaining(), d.r.pos())});
-  }
-  // Wire order is by name; the Clock invariant is by id. Distinct wire coordinates map to
-  // distinct ids, so normalize() only sorts here, it never merges.
-  out.normalize();
+  if (!d.offsets_sorted || !d.seqs_sorted) out.normalize();
   return {};
 }
 

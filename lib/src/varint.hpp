@@ -47,6 +47,41 @@ class Reader {
   // REQUIRES: !at_end().
   std::uint8_t byte() { return static_cast<std::uint8_t>(*p_++); }
 
+  // The one-byte case, inline on the hot path (counts, partitions, small deltas).
+  bool small_varint(std::uint64_t& v) {
+    if (p_ != end_ && static_cast<std::uint8_t>(*p_) < 0x80) {
+      v = static_cast<std::uint8_t>(*p_++);
+      return true;
+    }
+    return false;
+  }
+
+  // Up to 3 bytes (values below 2^21: offsets and deltas of most clocks), inline, when
+  // at least 3 bytes remain; anything else goes to varint().
+  bool short_varint(std::uint64_t& v) {
+    if (end_ - p_ < 3) return false;
+    auto b0 = static_cast<std::uint8_t>(p_[0]);
+    if (b0 < 0x80) {
+      v = b0;
+      p_ += 1;
+      return true;
+    }
+    auto b1 = static_cast<std::uint8_t>(p_[1]);
+    if (b1 < 0x80) {
+      if (b1 == 0) return false;  // non-minimal: let varint() report it
+      v = (b0 & 0x7Fu) | (std::uint64_t{b1} << 7);
+      p_ += 2;
+      return true;
+    }
+    auto b2 = static_cast<std::uint8_t>(p_[2]);
+    if (b2 < 0x80 && b2 != 0) {
+      v = (b0 & 0x7Fu) | (std::uint64_t{b1 & 0x7Fu} << 7) | (std::uint64_t{b2} << 14);
+      p_ += 3;
+      return true;
+    }
+    return false;
+  }
+
   // On failure, pos() is where the varint starts (truncated) or the offending byte
   // (overlong), and `v` is unspecified.
   VarintStatus varint(std::uint64_t& v) {
