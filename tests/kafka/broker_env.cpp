@@ -58,7 +58,8 @@ using PartitionListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, Partit
 EventPtr wait_admin_result(rd_kafka_queue_t* queue, rd_kafka_event_type_t type, const std::string& what) {
   EventPtr ev(rd_kafka_queue_poll(queue, 30'000));
   if (!ev) fail(what + ": no answer within 30 s");
-  if (rd_kafka_event_type(ev.get()) != type) fail(what + ": unexpected event " + rd_kafka_event_name(ev.get()));
+  if (rd_kafka_event_type(ev.get()) != type)
+    fail(what + ": unexpected event " + rd_kafka_event_name(ev.get()));
   if (rd_kafka_event_error(ev.get()) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     fail(what + ": " + rd_kafka_event_error_string(ev.get()));
   }
@@ -78,7 +79,8 @@ std::string read_bootstrap() {
   std::ifstream in(CAUSAL_TEST_BOOTSTRAP_FILE);
   std::string address;
   if (!(in >> address) || address.empty()) {
-    fail(std::string("no bootstrap address: $CAUSAL_TEST_BROKERS is unset and ") + CAUSAL_TEST_BOOTSTRAP_FILE +
+    fail(std::string("no bootstrap address: $CAUSAL_TEST_BROKERS is unset and ") +
+         CAUSAL_TEST_BOOTSTRAP_FILE +
          " is missing or empty. Run the broker tests through ctest (the kafka_broker fixture starts "
          "the broker), or run scripts/test-broker start and set CAUSAL_TEST_BROKERS.");
   }
@@ -106,7 +108,8 @@ void copy_headers(const rd_kafka_headers_t* hdrs, std::vector<Header>* out) {
   const char* name = nullptr;
   const void* value = nullptr;
   size_t size = 0;
-  for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
+  for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+       ++i) {
     Header h{.key = name, .value = std::nullopt};
     if (value != nullptr) h.value = std::string(static_cast<const char*>(value), size);
     out->push_back(std::move(h));
@@ -187,7 +190,7 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 // ---- Admin ----------------------------------------------------------------------------------
 
 std::string create_topic(std::string_view prefix, int partitions, const Properties& config) {
-  const std::string name = unique_name(prefix);
+  std::string name = unique_name(prefix);
   HandlePtr rk = make_handle(RD_KAFKA_PRODUCER);
   QueuePtr queue(rd_kafka_queue_new(rk.get()));
   char errstr[512];
@@ -206,7 +209,8 @@ std::string create_topic(std::string_view prefix, int partitions, const Properti
   if (n != 1) fail("CreateTopics " + name + ": " + std::to_string(n) + " results");
   if (rd_kafka_topic_result_error(results[0]) != RD_KAFKA_RESP_ERR_NO_ERROR) {
     fail("CreateTopics " + name + ": " + err_text(rd_kafka_topic_result_error(results[0])) + " " +
-         (rd_kafka_topic_result_error_string(results[0]) ? rd_kafka_topic_result_error_string(results[0]) : ""));
+         (rd_kafka_topic_result_error_string(results[0]) ? rd_kafka_topic_result_error_string(results[0])
+                                                         : ""));
   }
 
   // The topic exists in the controller; wait until the broker's metadata shows every partition
@@ -256,7 +260,8 @@ std::map<int32_t, int64_t> committed_offsets(const std::string& group, const std
   QueuePtr queue(rd_kafka_queue_new(rk.get()));
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (int32_t p : partitions) rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
-  rd_kafka_ListConsumerGroupOffsets_t* request = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
+  rd_kafka_ListConsumerGroupOffsets_t* request =
+      rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
   AdminOptionsPtr options = admin_options(rk.get(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS);
   check(rd_kafka_AdminOptions_set_require_stable_offsets(options.get(), 1), "require_stable_offsets");
   rd_kafka_ListConsumerGroupOffsets(rk.get(), &request, 1, options.get(), queue.get());
@@ -264,8 +269,8 @@ std::map<int32_t, int64_t> committed_offsets(const std::string& group, const std
   EventPtr ev = wait_admin_result(queue.get(), RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT,
                                   "ListConsumerGroupOffsets " + group);
   size_t n = 0;
-  const rd_kafka_group_result_t** groups =
-      rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev.get()), &n);
+  const rd_kafka_group_result_t** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(
+      rd_kafka_event_ListConsumerGroupOffsets_result(ev.get()), &n);
   if (n != 1) fail("ListConsumerGroupOffsets " + group + ": " + std::to_string(n) + " results");
   if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0]); e != nullptr) {
     fail("ListConsumerGroupOffsets " + group + ": " + rd_kafka_error_string(e));
@@ -280,7 +285,8 @@ std::map<int32_t, int64_t> committed_offsets(const std::string& group, const std
   return result;
 }
 
-void commit_offsets(const std::string& group, const std::string& topic, const std::map<int32_t, int64_t>& offsets) {
+void commit_offsets(const std::string& group, const std::string& topic,
+                    const std::map<int32_t, int64_t>& offsets) {
   HandlePtr rk = make_handle(RD_KAFKA_CONSUMER, {{"group.id", group}, {"enable.auto.commit", "false"}});
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
   for (const auto& [p, offset] : offsets) {
@@ -288,7 +294,8 @@ void commit_offsets(const std::string& group, const std::string& topic, const st
   }
   check(rd_kafka_assign(rk.get(), list.get()), "assign");
   check(rd_kafka_commit(rk.get(), list.get(), 0), "commit offsets of group " + group);
-  for (int i = 0; i < list->cnt; ++i) check(list->elems[i].err, "commit offset of partition " + std::to_string(i));
+  for (int i = 0; i < list->cnt; ++i)
+    check(list->elems[i].err, "commit offset of partition " + std::to_string(i));
   check(rd_kafka_consumer_close(rk.get()), "consumer close");
 }
 
@@ -311,20 +318,21 @@ std::vector<int64_t> Producer::send(const std::string& topic, const std::vector<
     const Record& r = records[i];
     rd_kafka_headers_t* hdrs = rd_kafka_headers_new(r.headers.size());
     for (const Header& h : r.headers) {
-      rd_kafka_header_add(hdrs, h.key.data(), static_cast<ssize_t>(h.key.size()), h.value ? h.value->data() : nullptr,
+      rd_kafka_header_add(hdrs, h.key.data(), static_cast<ssize_t>(h.key.size()),
+                          h.value ? h.value->data() : nullptr,
                           h.value ? static_cast<ssize_t>(h.value->size()) : 0);
     }
     // The RD_KAFKA_V_* macros cast their arguments unparenthesised: pass plain variables.
     const void* key = r.key ? r.key->data() : nullptr;
     const size_t key_size = r.key ? r.key->size() : 0;
     void* value = const_cast<char*>(r.value.data());
-    rd_kafka_resp_err_t err = rd_kafka_producev(
-        handle_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(r.partition),
-        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-        RD_KAFKA_V_KEY(key, key_size), RD_KAFKA_V_VALUE(value, r.value.size()), RD_KAFKA_V_HEADERS(hdrs),
-        RD_KAFKA_V_OPAQUE(&deliveries[i]), RD_KAFKA_V_END);
+    rd_kafka_resp_err_t err =
+        rd_kafka_producev(handle_.get(), RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(r.partition),
+                          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_size),
+                          RD_KAFKA_V_VALUE(value, r.value.size()), RD_KAFKA_V_HEADERS(hdrs),
+                          RD_KAFKA_V_OPAQUE(&deliveries[i]), RD_KAFKA_V_END);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      rd_kafka_headers_destroy(hdrs);  // owned by the message only on success
+      rd_kafka_headers_destroy(hdrs);         // owned by the message only on success
       rd_kafka_flush(handle_.get(), 30'000);  // the Delivery objects must outlive their reports
       fail("produce to " + topic + "/" + std::to_string(r.partition) + ": " + err_text(err));
     }
@@ -340,10 +348,13 @@ std::vector<int64_t> Producer::send(const std::string& topic, const std::vector<
   return offsets;
 }
 
-int64_t Producer::send(const std::string& topic, const Record& record) { return send(topic, std::vector{record}).at(0); }
+int64_t Producer::send(const std::string& topic, const Record& record) {
+  return send(topic, std::vector{record}).at(0);
+}
 
 TransactionalProducer::TransactionalProducer(std::string transactional_id, const Properties& extra)
-    : Producer(Properties{{"transactional.id", transactional_id}, {"acks", "all"}, {"linger.ms", "0"}}, extra),
+    : Producer(Properties{{"transactional.id", transactional_id}, {"acks", "all"}, {"linger.ms", "0"}},
+               extra),
       transactional_id_(std::move(transactional_id)) {
   check(rd_kafka_init_transactions(handle(), 30'000), "init_transactions " + transactional_id_);
 }
@@ -374,7 +385,8 @@ Consumer::Consumer(const Properties& extra) {
 
 Consumer::~Consumer() { rd_kafka_consumer_close(handle_.get()); }
 
-void Consumer::assign(const std::string& topic, const std::vector<int32_t>& partitions, int64_t start_offset) {
+void Consumer::assign(const std::string& topic, const std::vector<int32_t>& partitions,
+                      int64_t start_offset) {
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   assigned_.clear();
   for (int32_t p : partitions) {
@@ -422,7 +434,8 @@ std::vector<Received> Consumer::consume(size_t n, std::chrono::milliseconds time
 
 std::vector<Received> Consumer::drain(std::chrono::milliseconds timeout) {
   std::vector<std::pair<std::pair<std::string, int32_t>, int64_t>> ends;
-  for (const auto& tp : assigned_) ends.emplace_back(tp, query_watermarks(handle(), tp.first, tp.second).high);
+  for (const auto& tp : assigned_)
+    ends.emplace_back(tp, query_watermarks(handle(), tp.first, tp.second).high);
   std::vector<Received> out;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {

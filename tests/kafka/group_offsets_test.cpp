@@ -53,8 +53,7 @@ TEST_CASE("group offsets are written by an assign()ed consumer and read without 
   const std::string group = unique_name("fact-group");
   Producer producer;
   for (int i = 0; i < 10; ++i) {
-    producer.send(topic, {{"p0-" + std::to_string(i), 0},
-                          {"p1-" + std::to_string(i), 1}});
+    producer.send(topic, {{"p0-" + std::to_string(i), 0}, {"p1-" + std::to_string(i), 1}});
   }
 
   // Write: assign() (no subscribe, no join) and commit an explicit list synchronously.

@@ -57,8 +57,7 @@ TEST_CASE("an aborted transaction also holds the LSO until its abort marker") {
 
   TransactionalProducer producer;
   producer.begin();
-  REQUIRE(producer.send(topic, {{"doomed-0"}, {"doomed-1"}, {"doomed-2"}}) ==
-          std::vector<int64_t>{0, 1, 2});
+  REQUIRE(producer.send(topic, {{"doomed-0"}, {"doomed-1"}, {"doomed-2"}}) == std::vector<int64_t>{0, 1, 2});
   CHECK(lso() == 0);
   CHECK(hwm() == 3);
 

@@ -87,8 +87,7 @@ TEST_CASE("a caught-up live consumer passes the commit marker of a transaction c
 
   TransactionalProducer producer;
   producer.begin();
-  REQUIRE(producer.send(topic, {{"r0"}, {"r1"}, {"r2"}}) ==
-          std::vector<int64_t>{0, 1, 2});
+  REQUIRE(producer.send(topic, {{"r0"}, {"r1"}, {"r2"}}) == std::vector<int64_t>{0, 1, 2});
   // While the transaction is open nothing is readable and the signal stays at 0.
   for (int i = 0; i < 10; ++i) CHECK_FALSE(consumer.poll(std::chrono::milliseconds(20)).has_value());
   CHECK(consumer.position_advance(topic, 0) == 0);

@@ -39,12 +39,8 @@ TEST_CASE("read_committed returns committed records only, at offsets that skip m
 
   // Committed: three records on each partition → offsets 0,1,2; commit marker at 3.
   producer.begin();
-  auto committed1_p0 = producer.send(topic, {{"c1-0", 0},
-                                             {"c1-1", 0},
-                                             {"c1-2", 0}});
-  auto committed1_p1 = producer.send(topic, {{"c1-0", 1},
-                                             {"c1-1", 1},
-                                             {"c1-2", 1}});
+  auto committed1_p0 = producer.send(topic, {{"c1-0", 0}, {"c1-1", 0}, {"c1-2", 0}});
+  auto committed1_p1 = producer.send(topic, {{"c1-0", 1}, {"c1-1", 1}, {"c1-2", 1}});
   producer.commit();
   CHECK(committed1_p0 == std::vector<int64_t>{0, 1, 2});
   CHECK(committed1_p1 == std::vector<int64_t>{0, 1, 2});
