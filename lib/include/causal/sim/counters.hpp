@@ -1,0 +1,70 @@
+// Counters of a world and of a sweep: what happened, and the anti-vacuity evidence that
+// every protocol mechanism was exercised (verification.md, "Anti-vacuity").
+//
+// CAUSAL_SIM_COUNTERS lists each counter once: (name, must_fire, description). A sweep fails
+// when a must_fire counter is still zero at its end: a mechanism that never fired was not
+// tested, whatever the oracle says.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace causal::sim {
+
+// clang-format off
+#define CAUSAL_SIM_COUNTERS(X)                                                                     \
+  X(worlds,              false, "worlds run")                                                      \
+  X(steps,               false, "scheduler steps")                                                 \
+  X(records,             false, "business sends appended")                                         \
+  X(deliveries,          false, "deliveries checked by the oracle")                                \
+  X(pairs_checked,       true,  "ordered pairs a->b on consumed channels checked at b's delivery") \
+  X(holds,               true,  "records held at least once (gate)")                               \
+  X(cascades_multi,      true,  "deliveries releasing >= 2 other heads (gate)")                    \
+  X(bridges_at_receive,  true,  "bridges at receive that raised a frontier (gate)")                 \
+  X(head_fold_ins,       true,  "head gap fold-ins that raised a frontier (gate)")                 \
+  X(position_advances,   true,  "position advances that raised a frontier (gate)")                 \
+  X(position_remembered, true,  "positions reported while a head was held, applied later (gate)")  \
+  X(replays_dropped,     true,  "replayed records dropped by the replay guard (gate)")             \
+  X(seq_claims_resolved, true,  "holds released by a delivered_seq advance (gate)")                \
+  X(seq_holds,           true,  "holds on a sequence claim (observer)")                            \
+  X(seq_normalised,      true,  "resolved sequence claims dropped from a stamp")                   \
+  X(lookups_resolved,    true,  "sequence claims satisfied by a lookup (gate)")                    \
+  X(seed_delays,         true,  "holds whose blocker was an end-offset seed claim")                \
+  X(scope_growths,       true,  "channels added to a running gate")                                \
+  X(restarts,            true,  "node restarts from committed positions")                          \
+  X(reassignments,       true,  "channels reassigned and re-fetched from an earlier position")     \
+  X(commits,             true,  "transactions committed")                                          \
+  X(aborts,              true,  "transactions aborted")                                            \
+  X(joiners,             true,  "joiners started mid-run")                                         \
+  X(attributed_stalls,   false, "late joiners without lookups held on frozen claims (attributed)") \
+  X(frozen_roots,        false, "distinct frozen sequence claims at the root of attributed stalls") \
+  X(signature_caught,    false, "frozen roots the no-post-baseline-presence signature catches")   \
+  X(inversions,          false, "structural inversions (expected zero)")
+// clang-format on
+
+struct Counters {
+#define CAUSAL_SIM_FIELD(name, must, desc) std::uint64_t name = 0;
+  CAUSAL_SIM_COUNTERS(CAUSAL_SIM_FIELD)
+#undef CAUSAL_SIM_FIELD
+
+  Counters& operator+=(const Counters& o) {
+#define CAUSAL_SIM_ADD(name, must, desc) name += o.name;
+    CAUSAL_SIM_COUNTERS(CAUSAL_SIM_ADD)
+#undef CAUSAL_SIM_ADD
+    return *this;
+  }
+
+  struct Entry {
+    const char* name;
+    bool must_fire;
+    const char* description;
+    std::uint64_t value;
+  };
+  std::vector<Entry> entries() const;
+};
+
+// The must-fire counters that are zero.
+std::vector<std::string> vacuous(const Counters& c);
+
+}  // namespace causal::sim

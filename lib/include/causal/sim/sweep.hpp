@@ -1,0 +1,54 @@
+// Sweeps: many generated worlds, their summed counters, the anti-vacuity rule, and the one
+// command that reproduces any failing seed.
+//
+// A sweep fails when any world violates the oracle, or when a must-fire counter is zero at
+// the end (counters.hpp): both are reported, and kept apart, so a mutant build can assert
+// that it failed on the oracle rather than on vacuity.
+// Thread-safety: run_sweep is reentrant; callbacks run on the calling thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "causal/sim/config.hpp"
+#include "causal/sim/counters.hpp"
+#include "causal/sim/world.hpp"
+
+namespace causal::sim {
+
+struct SweepOptions {
+  std::uint64_t first = 1;
+  std::uint64_t last = 10000;  // inclusive
+  Knobs knobs;
+  bool stop_at_first = false;  // stop at the first world that violates the oracle
+  std::string program = "causal simulate";  // used in reproduction commands
+  // Called after every world (for progress); `done` counts worlds run so far.
+  std::function<void(std::uint64_t done, std::uint64_t total, const WorldResult&)> after_world;
+};
+
+struct SweepResult {
+  std::uint64_t worlds = 0;
+  std::uint64_t failed_worlds = 0;
+  std::uint64_t violations = 0;
+  std::vector<WorldResult> failures;      // the first few failing worlds
+  std::vector<std::string> repro;         // one command per kept failure
+  std::vector<std::string> attributed;    // a sample of attributed stalls, with their seed
+  Counters counters;
+  std::vector<std::string> vacuous;       // must-fire counters still at zero
+  double seconds = 0;
+  bool stopped_early = false;
+  bool ok() const { return failed_worlds == 0 && vacuous.empty(); }
+};
+
+SweepResult run_sweep(const SweepOptions& opts);
+// The one command that replays world `seed` (with the knobs that built it) step by step.
+std::string repro_command(const std::string& program, std::uint64_t seed, const Knobs& knobs);
+std::string format_summary(const SweepResult& r);
+nlohmann::json to_json(const SweepResult& r);
+nlohmann::json to_json(const WorldResult& r);
+
+}  // namespace causal::sim

@@ -1,0 +1,220 @@
+// The simulated world: logs, senders, nodes running the REAL causal::Gate and
+// causal::Stamper, joiners, faults, and the scheduler that interleaves them from a seed.
+//
+// Contract:
+//   - deterministic: a World built from the same WorldConfig runs the same steps and
+//     writes the same trace, byte for byte (single-threaded; all randomness from Rng);
+//   - the world reports ground truth to its Oracle (sends with their happens-before
+//     ancestors, appends, transaction outcomes, deliveries, committed effects) and never
+//     lets the oracle see a protocol clock;
+//   - run() steps until no event is enabled (quiescence) or the step budget is spent, then
+//     checks drain: completeness, stalls (through attribution.hpp), EOS effects.
+//
+// The world knows where every send sits (locate()), which is what lookups and the
+// attribution of stalls use.
+//
+// Truth across restarts: a restarted node is a new process and a new sender; it starts
+// with no knowledge (its processor is stateless; information flows only through records,
+// and it re-reads everything above its committed positions). docs/verification.md
+// discusses the stateful alternative.
+//
+// Thread-safety: none; one world per thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "causal/gate.hpp"
+#include "causal/names.hpp"
+#include "causal/stamper.hpp"
+#include "causal/sim/bits.hpp"
+#include "causal/sim/config.hpp"
+#include "causal/sim/counters.hpp"
+#include "causal/sim/log.hpp"
+#include "causal/sim/oracle.hpp"
+#include "causal/sim/rng.hpp"
+
+namespace causal::sim {
+
+class World;
+
+// A record as the world sees it (the oracle keeps the truth about it separately).
+struct SimRecord {
+  ChannelIndex channel;
+  std::uint32_t sender;  // index into World::senders_
+  SeqNo seq;
+  TxnId txn = kNoTxn;
+  Offset offset = kNoOffset;
+  int hops = 0;
+  Clock clock;
+  std::vector<OffsetClaim> seed_claims;  // end-offset seed claims the stamp carried
+};
+
+// One sender identity: a source producer, or one node incarnation.
+struct Sender {
+  SenderId id;
+  std::string name;
+  bool transactional = false;
+  bool alive = true;
+  std::unique_ptr<Stamper> stamper;
+  TxnId txn = kNoTxn;                    // open transaction
+  std::vector<std::uint32_t> txn_sends;  // RecordIds of the open transaction
+  std::vector<ChannelIndex> txn_channels;
+  std::map<ChannelIndex, std::deque<std::uint32_t>> unappended, unacked;
+  std::size_t in_flight = 0;
+  Bits knowledge;                        // happens-before truth: what its next send follows
+  std::vector<std::uint32_t> sends;      // by send number - 1
+  std::map<ChannelIndex, Offset> seeds;  // end-offset seed claims (sink, e - 1)
+};
+
+struct Source {
+  SourceSpec spec;
+  std::uint32_t sender = 0;
+  bool started = false;
+  int sent = 0;
+  int txn_left = 0;  // sends left in the open transaction
+  bool flushing = false;
+  bool abort_pending = false;
+};
+
+class NodeObserver;
+
+struct Node {
+  NodeSpec spec;
+  LogicalId index = 0;
+  bool started = false;
+  bool up = false;
+  std::uint32_t incarnation = 0;
+  std::uint32_t sender = 0;  // index into senders (current incarnation)
+  ConsumerId consumer = 0;   // oracle consumer of the current incarnation
+  std::unique_ptr<NodeObserver> observer;
+  std::unique_ptr<Gate> gate;
+  std::vector<ChannelIndex> scope;              // current configured scope
+  std::map<ChannelIndex, Offset> position;      // consumer position per channel
+  std::map<ChannelIndex, Offset> reported;      // last position reported to the gate
+  std::map<ChannelIndex, Offset> committed;     // committed positions
+  std::map<ChannelIndex, Offset> origin_baseline;  // first baseline of the logical node
+  std::vector<ResolutionEntry> committed_resolution;
+  bool dirty = false;     // deliveries or sends since the last commit
+  bool flushing = false;  // commit (or abort) requested: no fetches until in_flight == 0
+  bool abort_pending = false;
+  std::vector<RecordId> uncommitted_effects;
+  int crashes_left = 0, aborts_left = 0, replays_left = 0;
+  std::vector<ChannelIndex> growth_left;
+};
+
+// The result of running one world.
+struct WorldResult {
+  std::uint64_t seed = 0;
+  bool drained = false;
+  std::uint64_t steps = 0;
+  std::vector<Violation> violations;  // the first few, with details
+  std::uint64_t violation_count = 0;
+  std::vector<std::string> attributed;  // one line per attributed (frozen-claim) stall
+  Counters counters;
+  bool ok() const { return violation_count == 0; }
+};
+
+class World {
+ public:
+  // `trace`, when non-null, receives one readable line per event.
+  explicit World(const WorldConfig& config, std::string* trace = nullptr);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // Runs the scheduler to quiescence or the step budget, then the drain checks.
+  WorldResult run();
+  // One scheduled event; false when nothing is enabled (quiescent).
+  bool step();
+  // The drain checks; call once, at quiescence (run() does).
+  WorldResult finish(bool quiescent);
+
+  // --- explicit events, for scripted worlds (tests, fixed scenarios) -----------------
+  // Each returns false (and does nothing) when the event is not enabled now.
+  bool start_source(std::uint32_t source);
+  bool source_send(std::uint32_t source, ChannelIndex ch);  // opens a transaction if needed
+  bool source_end_txn(std::uint32_t source, bool commit);   // REQUIRES nothing in flight
+  bool append(std::uint32_t sender, ChannelIndex ch);
+  bool ack(std::uint32_t sender, ChannelIndex ch);
+  bool start_node(std::uint32_t node);
+  bool fetch(std::uint32_t node, ChannelIndex ch, std::size_t max_records = 64);
+  bool commit(std::uint32_t node);  // begin a commit (flush, then complete_flush)
+  bool crash(std::uint32_t node);
+  bool restart(std::uint32_t node);
+
+  // --- inspection ---------------------------------------------------------------
+  const WorldConfig& config() const { return config_; }
+  Names& names() { return names_; }
+  const Names& names() const { return names_; }
+  const Oracle& oracle() const { return oracle_; }
+  const Log& log(ChannelIndex ch) const { return logs_[ch]; }
+  const SimRecord& record(RecordId r) const { return records_[r]; }
+  const Node& node(std::uint32_t i) const { return nodes_[i]; }
+  std::size_t node_count() const { return nodes_.size(); }
+  const Source& source(std::uint32_t i) const { return sources_[i]; }
+  const Sender& sender(std::uint32_t i) const { return senders_[i]; }
+  std::uint32_t sender_index(SenderId id) const;
+  TxnState txn_state(TxnId t) const { return txns_[t]; }
+  // Where send `q` of sender `s` sits: its record, if the sender and send exist.
+  std::optional<RecordId> locate(SenderId s, SeqNo q) const;
+  // True when `s` has a business record on `ch` at or above `from`.
+  bool presence(ChannelIndex ch, SenderId s, Offset from) const;
+  std::uint64_t steps() const { return step_; }
+  const Counters& counters() const { return counters_; }
+  std::string describe(RecordId r) const;
+  std::string describe(const Clock& c) const;
+
+ private:
+  friend class NodeObserver;
+  struct Action;
+
+  // sender.cpp
+  std::uint32_t new_sender(std::string name, bool transactional, const Gate* gate);
+  RecordId send(std::uint32_t sender, ChannelIndex ch, int hops, Node* node);
+  void end_txn(std::uint32_t sender, bool commit);
+  void kill_sender(std::uint32_t sender);
+
+  // node.cpp
+  void start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& baselines);
+  void end_incarnation(Node& n);
+  void process_deliveries(Node& n);
+  void answer_lookups(Node& n);
+  void complete_flush(Node& n);
+  void grow(Node& n, ChannelIndex ch);
+  void replay(Node& n, ChannelIndex ch);
+  void collect_gate_stats(const Gate& g);
+  void check_node_at_drain(Node& n);
+
+  // world.cpp
+  void enabled_actions(std::vector<Action>& out);
+  void apply(const Action& a);
+  Offset baseline_for(NodeKind kind, ChannelIndex ch);
+  template <class... Args>
+  void trace(fmt::format_string<Args...> f, Args&&... args);
+
+  WorldConfig config_;
+  std::string* trace_;
+  Rng rng_;
+  Names names_;
+  Oracle oracle_;
+  std::vector<Log> logs_;
+  std::vector<TxnState> txns_;
+  std::vector<SimRecord> records_;
+  std::deque<Sender> senders_;
+  std::vector<std::uint32_t> sender_of_id_;  // SenderId -> index into senders_
+  std::vector<Source> sources_;
+  std::deque<Node> nodes_;
+  Counters counters_;
+  std::vector<std::string> attributed_;
+  std::uint64_t step_ = 0;
+};
+
+}  // namespace causal::sim

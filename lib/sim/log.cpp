@@ -1,0 +1,51 @@
+// Kafka-like logs (see causal/sim/log.hpp).
+#include "causal/sim/log.hpp"
+
+#include <algorithm>
+
+namespace causal::sim {
+
+Offset Log::append(LogEntry e) {
+  entries_.push_back(e);
+  return hwm() - 1;
+}
+
+Offset Log::lso() const {
+  Offset lso = hwm();
+  for (const auto& [txn, first] : open_) lso = std::min(lso, first);
+  return lso;
+}
+
+void Log::txn_opened(TxnId txn, Offset first) {
+  if (!has_open(txn)) open_.emplace_back(txn, first);
+}
+
+void Log::txn_closed(TxnId txn) {
+  std::erase_if(open_, [txn](const auto& p) { return p.first == txn; });
+}
+
+bool Log::has_open(TxnId txn) const {
+  return std::any_of(open_.begin(), open_.end(), [txn](const auto& p) { return p.first == txn; });
+}
+
+Log::Fetched Log::fetch(Offset from, std::size_t max_records, std::span<const TxnState> txns) const {
+  Fetched f{{}, from};
+  const Offset end = lso();
+  Offset o = from;
+  for (; o < end && f.records.size() < max_records; ++o) {
+    const LogEntry& e = at(o);
+    if (e.kind != EntryKind::business) continue;                          // marker: consumer-skipped
+    if (e.txn != kNoTxn && txns[e.txn] == TxnState::aborted) continue;    // aborted: skipped
+    f.records.push_back(o);
+  }
+  // Past the last record returned, read_committed also moves past trailing skips up to the
+  // next business record or the LSO; a real consumer does this on its next (empty) poll.
+  if (f.records.size() == max_records) {
+    f.position = f.records.back() + 1;
+  } else {
+    f.position = std::max(o, from);
+  }
+  return f;
+}
+
+}  // namespace causal::sim

@@ -1,0 +1,119 @@
+// sim_sweep: the sweep driver the CTest tests run, built once against the production core
+// and once per mutant (tests/sim/CMakeLists.txt). `causal simulate` is the user-facing
+// equivalent; this driver exists because mutant builds link no Kafka and no CLI.
+//
+//   sim_sweep --seeds A..B [--stop-at-first] [--expect pass|violation|failure] [knobs]
+//   sim_sweep --seed N [--trace] [knobs]
+//
+// --expect pass       exit 0 iff the sweep passed (no violation, no vacuous counter)
+// --expect violation  exit 0 iff some world violated the oracle (a mutant must be caught by
+//                     the oracle itself: a violation, stall or drain failure - not a crash)
+// --expect failure    exit 0 iff the sweep failed in any way (violation or vacuity)
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "causal/rules.hpp"
+#include "causal/sim/sweep.hpp"
+
+using namespace causal::sim;
+
+namespace {
+
+bool parse_u64(const char* s, std::uint64_t& v) {
+  const char* end = s + std::strlen(s);
+  auto r = std::from_chars(s, end, v);
+  return r.ec == std::errc() && r.ptr == end;
+}
+
+int usage(const char* msg) {
+  fmt::print(stderr, "sim_sweep: {}\n", msg);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  SweepOptions opts;
+  opts.program = argv[0];
+  std::string expect = "pass";
+  std::optional<std::uint64_t> single;
+  bool trace = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    std::uint64_t n = 0;
+    if (a == "--seeds") {
+      const char* v = value();
+      if (!v) return usage("--seeds needs A..B");
+      const std::string s = v;
+      const auto dots = s.find("..");
+      if (dots == std::string::npos || !parse_u64(s.substr(0, dots).c_str(), opts.first) ||
+          !parse_u64(s.substr(dots + 2).c_str(), opts.last))
+        return usage("--seeds needs A..B");
+    } else if (a == "--seed") {
+      const char* v = value();
+      if (!v || !parse_u64(v, n)) return usage("--seed needs a number");
+      single = n;
+    } else if (a == "--trace") {
+      trace = true;
+    } else if (a == "--stop-at-first") {
+      opts.stop_at_first = true;
+    } else if (a == "--expect") {
+      const char* v = value();
+      if (!v) return usage("--expect needs pass|violation|failure");
+      expect = v;
+    } else if (a == "--channels" || a == "--nodes" || a == "--sources" || a == "--sends" || a == "--step-budget") {
+      const char* v = value();
+      if (!v || !parse_u64(v, n)) return usage("knob needs a number");
+      if (a == "--channels") opts.knobs.channels = static_cast<int>(n);
+      if (a == "--nodes") opts.knobs.nodes = static_cast<int>(n);
+      if (a == "--sources") opts.knobs.sources = static_cast<int>(n);
+      if (a == "--sends") opts.knobs.sends = static_cast<int>(n);
+      if (a == "--step-budget") opts.knobs.step_budget = n;
+    } else if (a == "--faults") {
+      const char* v = value();
+      std::string err;
+      auto f = v ? parse_faults(v, err) : std::nullopt;
+      if (!f) return usage(err.empty() ? "--faults needs a list" : err.c_str());
+      opts.knobs.faults = *f;
+    } else if (a == "--no-lookups") {
+      opts.knobs.lookups = false;
+    } else {
+      return usage(fmt::format("unknown argument '{}'", a).c_str());
+    }
+  }
+  fmt::print("build: broken rule = {}\n",
+             causal::rules::broken == causal::rules::Rule::none ? "none (production)" : "MUTANT");
+
+  if (single) {
+    std::string text;
+    World w(generate_config(*single, opts.knobs), trace ? &text : nullptr);
+    const WorldResult r = w.run();
+    std::fputs(text.c_str(), stdout);
+    fmt::print("{}\n", to_json(r).dump(2));
+    return r.ok() ? 0 : 1;
+  }
+
+  const SweepResult r = run_sweep(opts);
+  std::fputs(format_summary(r).c_str(), stdout);
+  bool crashed_only = true;
+  for (const WorldResult& w : r.failures)
+    for (const Violation& v : w.violations)
+      if (v.kind != ViolationKind::crash) crashed_only = false;
+  if (expect == "pass") return r.ok() ? 0 : 1;
+  if (expect == "violation") {
+    if (r.failed_worlds > 0 && !crashed_only) {
+      fmt::print("expected: the oracle caught this build (first failing seed {})\n", r.failures.front().seed);
+      return 0;
+    }
+    fmt::print("UNEXPECTED: the oracle did not catch this build{}\n",
+               r.failed_worlds > 0 ? " (only crashes)" : r.vacuous.empty() ? "" : " (only vacuity)");
+    return 1;
+  }
+  if (expect == "failure") return r.ok() ? 1 : 0;
+  return usage("--expect needs pass|violation|failure");
+}
