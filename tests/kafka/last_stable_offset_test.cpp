@@ -40,6 +40,9 @@ TEST_CASE("an open transaction holds the LSO below the high watermark until its 
   CHECK(hwm() == 4);
   CHECK(lso() == 2);
   CHECK(lso() < hwm());
+  // isolation.level defaults to read_committed: a handle that does not set it sees the LSO.
+  HandlePtr by_default = make_handle(RD_KAFKA_CONSUMER);
+  CHECK(query_watermarks(by_default.get(), topic, 0).high == 2);
 
   // Commit: marker at 4; both move to 5 once the marker is written.
   producer.commit();
