@@ -1,10 +1,250 @@
-// causal baseline: not built yet (see the open issues). Exits 1 and says so.
+// causal baseline: last-stable-offset baselines for late joiners (man/causal-baseline.1).
+//
+// Per channel: log start, LSO, high watermark, the open-transaction span (HWM - LSO) and
+// the recommended baseline (the LSO: every claim minted inside a transaction still open
+// now sits at or above it, so it resolves; liveness, "The sequence-claim caveat").
+// With --group the plan shows the group's committed offsets beside the new ones;
+// --apply writes them (refusing while the group has members). Explicit TOPIC/P@OFFSET
+// entries replace the LSO for their channel, so an explain remedy is one command.
+// Offsets are listed in one ListOffsets request per broker for each of log start, LSO
+// and high watermark (causal/kafka/offsets.hpp), never one per partition.
+#include <map>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "causal/kafka/offsets.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
 
+namespace {
+
+struct BaselineOptions {
+  kafka::ConnectionOptions conn;
+  std::vector<std::string> channels;
+  std::string group;
+  bool apply = false;
+  bool dry_run = false;
+  Format format = Format::text;
+  int timeout_ms = 10000;
+};
+
+struct PlanRow {
+  kafka::ChannelOffsets offsets;
+  Offset baseline = 0;       // the offset to commit
+  bool explicit_offset = false;
+  std::optional<Offset> committed;  // the group's, before
+  bool committed_pending = false;
+  std::string metadata;  // the group's commit metadata, kept on write
+};
+
+std::string chan(const kafka::ChannelRef& c) { return fmt::format("{}/{}", c.topic, c.partition); }
+
+nlohmann::json row_json(const PlanRow& r, bool with_group) {
+  nlohmann::json j{
+      {"topic", r.offsets.channel.topic},
+      {"partition", r.offsets.channel.partition},
+      {"log_start", r.offsets.log_start},
+      {"lso", r.offsets.lso},
+      {"high_watermark", r.offsets.log_end},
+      {"open_span", r.offsets.open_span()},
+      {"recommended_baseline", r.offsets.lso},
+      {"baseline", r.baseline},
+      {"explicit", r.explicit_offset},
+  };
+  if (with_group) {
+    j["committed"] = r.committed ? nlohmann::json(*r.committed) : nlohmann::json(nullptr);
+    j["committed_pending"] = r.committed_pending;
+  }
+  return j;
+}
+
+std::string text_table(const std::vector<PlanRow>& rows, bool with_group) {
+  std::size_t w = 7;
+  for (const auto& r : rows) w = std::max(w, chan(r.offsets.channel).size());
+  std::string out = fmt::format("{:<{}}  {:>10}  {:>10}  {:>14}  {:>9}  {:>10}", "CHANNEL", w, "LOG_START", "LSO",
+                                "HIGH_WATERMARK", "OPEN_SPAN", "BASELINE");
+  if (with_group) out += fmt::format("  {:>10}", "COMMITTED");
+  out += "\n";
+  for (const auto& r : rows) {
+    out += fmt::format("{:<{}}  {:>10}  {:>10}  {:>14}  {:>9}  {:>10}", chan(r.offsets.channel), w, r.offsets.log_start,
+                       r.offsets.lso, r.offsets.log_end, r.offsets.open_span(),
+                       fmt::format("{}{}", r.baseline, r.explicit_offset ? "*" : ""));
+    if (with_group) {
+      out += fmt::format("  {:>10}", r.committed_pending ? std::string("pending")
+                                     : r.committed      ? fmt::format("{}", *r.committed)
+                                                        : std::string("-"));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+Outcome run_baseline(const BaselineOptions& o) {
+  if (o.apply && o.dry_run) return std::unexpected(usage_error("--apply and --dry-run exclude each other"));
+  if (o.apply && o.group.empty()) {
+    return std::unexpected(usage_error("--apply writes a group's committed offsets: name the group with --group G"));
+  }
+  std::vector<kafka::ChannelSpec> specs;
+  std::map<kafka::ChannelRef, Offset> explicit_offsets;
+  for (const auto& text : o.channels) {
+    auto s = kafka::parse_channel_spec(text, /*allow_offset=*/true);
+    if (!s) return std::unexpected(s.error());
+    if (s->offset) {
+      kafka::ChannelRef c{s->topic, *s->partition};
+      if (auto [it, fresh] = explicit_offsets.emplace(c, *s->offset); !fresh && it->second != *s->offset) {
+        return std::unexpected(usage_error(fmt::format("{} is given two offsets ({} and {})", chan(c), it->second, *s->offset)));
+      }
+    }
+    specs.push_back(std::move(*s));
+  }
+
+  auto client = kafka::OffsetsClient::open(o.conn, o.timeout_ms);
+  if (!client) return std::unexpected(client.error());
+  auto channels = client->resolve(specs);
+  if (!channels) return std::unexpected(channels.error());
+  if (show_progress()) fmt::print(stderr, "listing offsets of {} partition(s)...\n", channels->size());
+  auto offsets = client->list_offsets(*channels);
+  if (!offsets) return std::unexpected(offsets.error());
+
+  std::vector<PlanRow> rows;
+  for (const auto& co : *offsets) {
+    PlanRow r;
+    r.offsets = co;
+    r.baseline = co.lso;
+    if (auto it = explicit_offsets.find(co.channel); it != explicit_offsets.end()) {
+      if (it->second < co.log_start || it->second > co.log_end) {
+        return std::unexpected(usage_error(fmt::format(
+            "{}@{} is outside the log: {} holds offsets {}..{} (log start .. high watermark)", chan(co.channel),
+            it->second, chan(co.channel), co.log_start, co.log_end)));
+      }
+      r.baseline = it->second;
+      r.explicit_offset = true;
+    }
+    rows.push_back(std::move(r));
+  }
+
+  const bool with_group = !o.group.empty();
+  std::optional<kafka::GroupDescription> desc;
+  if (with_group) {
+    auto d = client->describe_group(o.group);
+    if (!d) return std::unexpected(d.error());
+    desc = std::move(*d);
+    auto committed = client->committed(o.group, *channels);
+    if (!committed) return std::unexpected(committed.error());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      rows[i].committed = (*committed)[i].offset;
+      rows[i].committed_pending = (*committed)[i].pending;
+      rows[i].metadata = (*committed)[i].metadata;
+    }
+  }
+
+  // Refusals before any write: active members, offsets pending in an open transaction.
+  std::string refusal;
+  if (o.apply && desc && !desc->members.empty()) {
+    std::string names;
+    for (const auto& m : desc->members) {
+      names += fmt::format("\n  {} (client {}, host {})", m.member_id, m.client_id, m.host);
+    }
+    refusal = fmt::format(
+        "refusing to write the committed offsets of group '{}': it has {} active member(s) (state {}); stop them and "
+        "run again:{}",
+        o.group, desc->members.size(), desc->state, names);
+  } else if (o.apply) {
+    for (const auto& r : rows) {
+      if (r.committed_pending) {
+        refusal = fmt::format(
+            "refusing to write the committed offsets of group '{}': an offset commit for {} is pending in an open "
+            "transaction; wait until it commits or aborts",
+            o.group, chan(r.offsets.channel));
+        break;
+      }
+    }
+  }
+  if (!refusal.empty()) return std::unexpected(runtime_error(refusal));
+
+  bool applied = false;
+  if (o.apply) {
+    std::vector<kafka::OffsetsClient::NewOffset> writes;
+    // Commit metadata (the node's saved resolution state) is kept as it was.
+    for (const auto& r : rows) writes.push_back({r.offsets.channel, r.baseline, r.metadata});
+    if (auto w = client->alter_committed(o.group, writes); !w) return std::unexpected(w.error());
+    applied = true;
+  }
+
+  switch (o.format) {
+    case Format::csv:
+      // kafka-consumer-groups --reset-offsets --export, single group: "topic,partition,offset",
+      // one line per partition, no header. Usable with --reset-offsets --from-file.
+      for (const auto& r : rows) fmt::print("{},{},{}\n", r.offsets.channel.topic, r.offsets.channel.partition, r.baseline);
+      break;
+    case Format::json: {
+      nlohmann::json rowsj = nlohmann::json::array();
+      for (const auto& r : rows) rowsj.push_back(row_json(r, with_group));
+      nlohmann::json j{{"group", with_group ? nlohmann::json(o.group) : nlohmann::json(nullptr)},
+                       {"applied", applied},
+                       {"channels", rowsj}};
+      if (desc) {
+        nlohmann::json members = nlohmann::json::array();
+        for (const auto& m : desc->members) {
+          members.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.host}});
+        }
+        j["group_state"] = desc->state;
+        j["members"] = members;
+      }
+      fmt::print("{}\n", j.dump(2));
+      break;
+    }
+    default: {
+      fmt::print("{}", text_table(rows, with_group));
+      if (!explicit_offsets.empty()) fmt::print("(* explicit offset given on the command line; otherwise the LSO)\n");
+      if (applied) {
+        fmt::print("\napplied: group '{}' committed offsets changed:\n", o.group);
+        for (const auto& r : rows) {
+          fmt::print("  {}: {} -> {}\n", chan(r.offsets.channel),
+                     r.committed ? fmt::format("{}", *r.committed) : std::string("none"), r.baseline);
+        }
+      } else if (with_group) {
+        fmt::print("\ndry run: nothing written. Add --apply to write BASELINE as group '{}''s committed offsets", o.group);
+        if (desc && !desc->members.empty()) {
+          fmt::print(" (it has {} active member(s) now: --apply would refuse)", desc->members.size());
+        }
+        fmt::print(".\n");
+      }
+    }
+  }
+  if (applied && o.format != Format::text) {
+    for (const auto& r : rows) {
+      fmt::print(stderr, "causal: group '{}' {}: {} -> {}\n", o.group, chan(r.offsets.channel),
+                 r.committed ? fmt::format("{}", *r.committed) : std::string("none"), r.baseline);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 void setup_baseline(CLI::App& sub, Outcome& result) {
-  sub.callback([&result] { result = std::unexpected(runtime_error("'causal baseline' is not built yet")); });
+  auto opts = std::make_shared<BaselineOptions>();
+  add_kafka_options(sub, opts->conn);
+  sub.add_option("channels", opts->channels,
+                 "TOPIC, TOPIC/PARTITION, or TOPIC/PARTITION@OFFSET (an explicit baseline instead of the LSO)")
+      ->required();
+  sub.add_option("-g,--group", opts->group, "Consumer group: show its committed offsets; with --apply, write them");
+  auto* apply = sub.add_flag("--apply", opts->apply, "Write the baselines as the group's committed offsets");
+  sub.add_flag("--dry-run", opts->dry_run, "Only print the plan (the default)")->excludes(apply);
+  add_format_option(sub, opts->format, {Format::text, Format::json, Format::csv}, Format::text);
+  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each request round (default 10000)");
+  sub.footer(R"(Examples:
+  causal baseline orders payments                 LSO baselines of every partition
+  causal baseline orders --format csv > plan.csv  for kafka-consumer-groups --from-file
+  causal baseline orders --group billing          the plan beside billing's committed offsets
+  causal baseline orders --group billing --apply  write it (the group must have no members)
+  causal baseline --group billing --apply orders/3@1041
+                                                  rewind one channel (an explain remedy)
+Exit status: 0 ok, 1 Kafka failure, unknown topic or refusal (active members), 2 usage.)");
+  sub.callback([opts, &result] { result = run_baseline(*opts); });
 }
 
 }  // namespace causal::cli

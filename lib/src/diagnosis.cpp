@@ -187,13 +187,18 @@ class Diagnoser {
         // No lookup. Is the send among the records received on t?
         bool presence = std::any_of(t.delivered_seq.begin(), t.delivered_seq.end(),
                                     [&](const auto& e) { return e.first == claim.sender; });
+        std::optional<Offset> later;  // a received record of S on t with a higher send number
         for (const auto& h : t.held) {
           if (h.origin_sender && *h.origin_sender == claim.sender) {
             presence = true;
             if (h.origin_seq && *h.origin_seq == claim.seq) awaited = h.offset;
+            if (h.origin_seq && *h.origin_seq > claim.seq && !later) later = h.offset;
           }
         }
         if (!presence) return suspected_frozen(src, head_offset, claim, t);
+        // A sender's sends reach a channel in send-number order, so send q sits below S's
+        // later record; undelivered below a held head means below the baseline.
+        if (!awaited && later) return frozen_inferred(src, head_offset, claim, t, *later);
       }
     } else {
       awaited = claim.offset;
@@ -259,6 +264,20 @@ class Diagnoser {
         channel_text(t.topic, t.partition));
     r.remedy = fmt::format("causal baseline --group {} --apply {}", group_, offset_text(t.topic, t.partition, at));
     return add_root(key_of(Verdict::frozen_seq_claim, claim, at), std::move(r));
+  }
+
+  std::size_t frozen_inferred(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim,
+                              const ChannelSnapshot& t, Offset later) {
+    Root r = root_at(src, head_offset, claim, Verdict::frozen_seq_claim);
+    r.summary = fmt::format("frozen sequence claim: {} waits on sender '{}' send #{} to {}, which sits below the "
+                            "baseline {} (the sender's later send is at {})",
+                            offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
+                            channel_text(t.topic, t.partition), t.baseline, offset_text(t.topic, t.partition, later));
+    r.detail = "A sender's sends reach a channel in send-number order, so the claimed send sits below its later one; "
+               "it was never delivered here, so it sits below the baseline. Locate it (a lookup) to get the offset to "
+               "rewind to.";
+    r.remedy = fmt::format("causal explain --group {} --topic {}", group_, t.topic);
+    return add_root(key_of(Verdict::frozen_seq_claim, claim, std::nullopt), std::move(r));
   }
 
   std::size_t suspected_frozen(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim,

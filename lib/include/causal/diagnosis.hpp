@@ -25,10 +25,13 @@
 //                           looked up, not found              -> open_transaction on ch
 //                                                                when ch has one, else
 //                                                                not_appended
-//                           not looked up, S has no presence
-//                             on ch since the baseline and ch
-//                             holds nothing                   -> suspected_frozen_seq_claim
+//                           not looked up, S has no record on
+//                             ch since the baseline           -> suspected_frozen_seq_claim
 //                             (the seeds' first test: a lookup decides it)
+//                           not looked up, a later send of S
+//                             is held on ch                   -> frozen_seq_claim (a sender's
+//                             sends reach a channel in send-number order, so send q sits
+//                             below it, undelivered: below the baseline; offset unknown)
 // A claim on a channel outside the scope is reported (outside_scope) but never blocks:
 // the gate's restrict step ignores it. A channel that failed closed at or below the
 // awaited offset is a root of its own (failed_closed). The wait graph is acyclic
@@ -87,7 +90,7 @@ enum class Verdict : std::uint8_t {
   trailing_skip,              // below the LSO, nothing left to fetch: a position advance closes it
   unfetched,                  // below the LSO, not fetched yet: keep consuming
   not_received,               // never received here; no log facts to say why
-  frozen_seq_claim,           // the claimed send sits below the baseline (located by lookup)
+  frozen_seq_claim,           // the claimed send sits below the baseline (located, or inferred)
   suspected_frozen_seq_claim, // no lookup; the sender has no post-baseline presence
   outside_scope,              // the claim's channel is not consumed (ignored by the gate)
   failed_closed,              // the awaited channel failed closed on an undecodable header
