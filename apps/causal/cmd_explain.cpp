@@ -1,10 +1,379 @@
-// causal explain: not built yet (see the open issues). Exits 1 and says so.
+// causal explain: diagnose a stuck consumer (man/causal-explain.1, docs/explain-format.md).
+//
+// From a group (--group G --topic T...): read G's committed offsets without joining it
+// (require_stable: offsets pending in an open transaction are reported as pending and the
+// last stable ones used), restore the resolution state saved in the commit metadata,
+// replay every channel from its committed position to the last stable offset through a
+// gate that performs NO lookups and commits nothing (kafka::replay_to_lso), then do the
+// lookups here, beside the gate: scan each claimed channel below its baseline for the
+// origin of every sequence claim a held head waits on. The diagnosis (causal/diagnosis.hpp)
+// then names each root and its remedy.
+// From a file (--snapshot FILE): the gate snapshot JSON a library gate wrote.
+//
+// Exit: 0 the gate would drain; 4 records are held; 1 Kafka failure, unknown group or
+// topic; 2 usage error, or a snapshot file that cannot be read or parsed.
+#include <chrono>
+#include <csignal>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "causal/diagnosis.hpp"
+#include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/explain_scan.hpp"
+#include "causal/kafka/offsets.hpp"
+#include "causal/resolution_state.hpp"
+#include "causal/snapshot.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
 
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+struct ExplainOptions {
+  kafka::ConnectionOptions conn;
+  std::string group;
+  std::vector<std::string> topics;
+  std::string snapshot_file;
+  Format format = Format::text;
+  bool no_lookup = false;
+  std::int64_t max_transaction_ms = 15 * 60 * 1000;
+  int timeout_ms = 10000;
+  int replay_timeout_ms = 120000;
+};
+
+std::string chan(const kafka::ChannelRef& c) { return fmt::format("{}/{}", c.topic, c.partition); }
+
+std::int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Progress on stderr (TTY only) and the host's notes.
+class Progress : public kafka::HostObserver {
+ public:
+  explicit Progress(bool tty) : tty_(tty) {}
+  void delivered(const Delivery&, const rd_kafka_message_t&) override {
+    ++delivered_;
+    tick();
+  }
+  void held(ChannelId, Offset, const Blocker&) override {
+    ++held_;
+    tick();
+  }
+  void note(std::string_view line) override { fmt::print(stderr, "causal explain: {}\n", line); }
+  void done() {
+    if (tty_ && shown_) fmt::print(stderr, "\r\033[K");
+  }
+  std::uint64_t delivered_count() const { return delivered_; }
+
+ private:
+  void tick() {
+    if (!tty_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    shown_ = true;
+    fmt::print(stderr, "\rreplaying to the LSO: {} delivered, {} holds", delivered_, held_);
+  }
+  bool tty_;
+  bool shown_ = false;
+  std::uint64_t delivered_ = 0;
+  std::uint64_t held_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+Outcome print(const Diagnosis& d, nlohmann::json extra, const std::string& preface, Format format) {
+  if (format == Format::json) {
+    nlohmann::json j = to_json(d);
+    for (auto& [k, v] : extra.items()) j[k] = v;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    std::string text = to_text(d);
+    // The short verdict stays first; what explain read follows it.
+    auto nl = text.find('\n');
+    fmt::print("{}\n{}{}", text.substr(0, nl), preface, text.substr(nl + 1));
+  }
+  if (d.stuck()) return std::unexpected(Error{Errc::held, ""});
+  return {};
+}
+
+Outcome explain_snapshot(const ExplainOptions& o) {
+  std::string text;
+  if (o.snapshot_file == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    std::ifstream in(o.snapshot_file, std::ios::binary);
+    if (!in) {
+      return std::unexpected(usage_error(fmt::format("cannot read snapshot file '{}': {}", o.snapshot_file,
+                                                     std::strerror(errno))));
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) {
+      return std::unexpected(usage_error(fmt::format("cannot read snapshot file '{}': {}", o.snapshot_file,
+                                                     std::strerror(errno))));
+    }
+    text = ss.str();
+  }
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return std::unexpected(usage_error(fmt::format(
+        "snapshot file '{}' is not valid JSON (byte {}): write it with the library's snapshot to_json", o.snapshot_file,
+        e.byte)));
+  }
+  auto snap = snapshot_from_json(j);
+  if (!snap) {
+    return std::unexpected(
+        usage_error(fmt::format("snapshot file '{}' is not a gate snapshot: {}", o.snapshot_file, snap.error().message)));
+  }
+  DiagnosisFacts facts;
+  if (!o.group.empty()) facts.group = o.group;
+  Diagnosis d = diagnose(*snap, facts);
+  nlohmann::json extra{{"source", {{"snapshot", o.snapshot_file}}}};
+  return print(d, extra, fmt::format("source: snapshot file {} (no log facts, no lookups)\n", o.snapshot_file),
+               o.format);
+}
+
+Outcome explain_group(const ExplainOptions& o) {
+  auto client = kafka::OffsetsClient::open(o.conn, o.timeout_ms);
+  if (!client) return std::unexpected(client.error());
+  std::vector<kafka::ChannelSpec> specs;
+  for (const auto& t : o.topics) {
+    auto s = kafka::parse_channel_spec(t, /*allow_offset=*/false);
+    if (!s) return std::unexpected(s.error());
+    specs.push_back(std::move(*s));
+  }
+  auto channels = client->resolve(specs);
+  if (!channels) return std::unexpected(channels.error());
+
+  auto desc = client->describe_group(o.group);
+  if (!desc) return std::unexpected(desc.error());
+  if (!desc->exists) {
+    return std::unexpected(runtime_error(fmt::format(
+        "unknown group '{}': {} has no such consumer group (no members, no committed offsets); check the name",
+        o.group, client->brokers())));
+  }
+  auto committed = client->committed(o.group, *channels, /*require_stable=*/true);
+  if (!committed) return std::unexpected(committed.error());
+  bool any_pending = std::any_of(committed->begin(), committed->end(), [](const auto& c) { return c.pending; });
+  if (any_pending) {
+    // The last stable committed offsets of the pending partitions, to replay from.
+    auto stable = client->committed(o.group, *channels, /*require_stable=*/false);
+    if (!stable) return std::unexpected(stable.error());
+    for (std::size_t i = 0; i < committed->size(); ++i) {
+      if ((*committed)[i].pending) {
+        (*committed)[i].offset = (*stable)[i].offset;
+        (*committed)[i].metadata = (*stable)[i].metadata;
+      }
+    }
+  }
+  if (std::none_of(committed->begin(), committed->end(), [](const auto& c) { return c.offset.has_value(); })) {
+    std::string topics;
+    for (const auto& t : o.topics) topics += (topics.empty() ? "" : ", ") + t;
+    return std::unexpected(runtime_error(
+        fmt::format("group '{}' has no committed offset on {}: nothing to reconstruct (is it the right group and "
+                    "topic?)",
+                    o.group, topics)));
+  }
+  for (const auto& c : *committed) {
+    if (!c.error.empty()) {
+      return std::unexpected(runtime_error(
+          fmt::format("group '{}': cannot read the committed offset of {}: {}", o.group, chan(c.channel), c.error)));
+    }
+  }
+  auto offsets = client->list_offsets(*channels);
+  if (!offsets) return std::unexpected(offsets.error());
+
+  // The replay: start rules at the committed positions, resolution state restored.
+  Names names;
+  kafka::ConsumerOptions co;
+  co.connection = o.conn;
+  co.lookups = false;
+  co.connect_timeout = std::chrono::milliseconds(o.timeout_ms);
+  co.max_transaction_duration = std::chrono::milliseconds(o.max_transaction_ms);
+  nlohmann::json committed_json = nlohmann::json::array();
+  std::vector<std::string> notes;
+  for (std::size_t i = 0; i < channels->size(); ++i) {
+    const auto& c = (*committed)[i];
+    const auto& lo = (*offsets)[i];
+    Offset start = c.offset.value_or(lo.log_start);
+    if (!c.offset) notes.push_back(fmt::format("{}: the group has no committed offset; replayed from the log start {}",
+                                               chan(c.channel), lo.log_start));
+    co.channels.push_back({c.channel.topic, c.channel.partition});
+    kafka::StartRule rule;
+    rule.scope = kafka::Selector{c.channel.topic, c.channel.partition};
+    rule.position = {kafka::StartPosition::Kind::offset, start};
+    co.start.push_back(rule);
+    bool restored = false;
+    if (!c.metadata.empty() && c.metadata.starts_with("causal1:")) {
+      auto entries = decode_resolution_state(c.metadata, names);
+      if (entries) {
+        co.resolution_state.insert(co.resolution_state.end(), entries->begin(), entries->end());
+        restored = true;
+      } else {
+        notes.push_back(fmt::format("{}: the commit metadata does not decode as resolution state ({}); replayed "
+                                    "without it",
+                                    chan(c.channel), entries.error().message));
+      }
+    }
+    committed_json.push_back({{"topic", c.channel.topic},
+                              {"partition", c.channel.partition},
+                              {"offset", c.offset ? nlohmann::json(*c.offset) : nlohmann::json(nullptr)},
+                              {"pending", c.pending},
+                              {"resolution_state", restored}});
+    if (c.pending) {
+      notes.push_back(fmt::format("{}: an offset commit is pending in an open transaction; replayed from the last "
+                                  "stable committed offset {}",
+                                  chan(c.channel), c.offset ? fmt::format("{}", *c.offset) : std::string("(none)")));
+    }
+  }
+  for (const auto& n : notes) fmt::print(stderr, "causal explain: {}\n", n);
+
+  Progress progress(show_progress());
+  std::signal(SIGINT, on_signal);
+  auto host = kafka::replay_to_lso(co, names, &progress, std::chrono::milliseconds(o.replay_timeout_ms), &g_stop);
+  progress.done();
+  std::signal(SIGINT, SIG_DFL);
+  if (!host) return std::unexpected(host.error());
+  if (g_stop) return std::unexpected(runtime_error("interrupted before the replay reached the last stable offset"));
+  const Gate& gate = (*host)->gate();
+
+  DiagnosisFacts facts;
+  facts.group = o.group;
+  for (const auto& lo : *offsets) {
+    ChannelFacts f;
+    f.topic = lo.channel.topic;
+    f.partition = lo.channel.partition;
+    f.log_start = lo.log_start;
+    f.lso = lo.lso;
+    f.log_end = lo.log_end;
+    f.caught_up = true;  // replay_to_lso returned: every channel reached its LSO
+    if (lo.lso < lo.log_end) {
+      auto ts = kafka::first_timestamp(o.conn, lo.channel, lo.lso, o.timeout_ms);
+      if (!ts) return std::unexpected(ts.error());
+      f.open_txn_since_ms = *ts;
+    }
+    facts.channels.push_back(std::move(f));
+  }
+
+  // Lookups, beside the gate: every unsatisfied sequence claim of a held head.
+  nlohmann::json lookups_json = nlohmann::json::array();
+  std::map<std::tuple<ChannelId, SenderId, SeqNo>, bool> asked;
+  std::map<ChannelId, std::int64_t> head_ts;
+  for (ChannelId ch : gate.scope()) {
+    auto head = gate.head(ch);
+    if (!head) continue;
+    const rd_kafka_message_t* m = kafka::ConsumerHost::message_of(head->tag);
+    std::int64_t ts = m ? rd_kafka_message_timestamp(m, nullptr) : -1;
+    if (ts >= 0) head_ts[ch] = ts;
+    if (o.no_lookup) continue;
+    for (const Blocker& b : gate.unsatisfied(ch)) {
+      if (b.kind != Blocker::Kind::seq || !gate.consumes(b.channel)) continue;
+      if (!asked.emplace(std::tuple{b.channel, b.sender, b.seq}, true).second) continue;
+      kafka::ChannelRef target{names.channel_topic(b.channel), names.channel_partition(b.channel)};
+      Offset to = gate.baseline(b.channel);
+      Offset from = 0;
+      for (const auto& lo : *offsets) {
+        if (lo.channel == target) from = lo.log_start;
+      }
+      if (ts >= 0) {
+        auto at = kafka::offset_for_time(o.conn, target, ts - o.max_transaction_ms, o.timeout_ms);
+        if (!at) return std::unexpected(at.error());
+        if (*at) from = std::max(from, **at);
+      }
+      auto loc = kafka::locate_send(o.conn, target, names.sender_name(b.sender), b.seq, std::min(from, to), to,
+                                    o.replay_timeout_ms);
+      if (!loc) return std::unexpected(loc.error());
+      lookups_json.push_back({{"topic", target.topic},
+                              {"partition", target.partition},
+                              {"sender", loc->sender},
+                              {"seq", loc->seq},
+                              {"scanned_from", loc->scanned_from},
+                              {"scanned_to", loc->scanned_to},
+                              {"located_offset", loc->offset ? nlohmann::json(*loc->offset) : nlohmann::json(nullptr)}});
+      facts.located.push_back(std::move(*loc));
+    }
+  }
+
+  GateSnapshot snap = take_snapshot(gate);
+  Diagnosis d = diagnose(snap, facts);
+  const std::int64_t now = wall_ms();
+  for (auto& c : d.channels) {
+    if (!c.head_offset) continue;
+    auto chid = names.channel(c.topic, c.partition);
+    if (auto it = head_ts.find(chid); it != head_ts.end()) c.head_age = now - it->second;
+  }
+
+  std::string preface = fmt::format(
+      "source: group '{}' ({}, {} member(s)), replayed from its committed offsets to the LSO: {} record(s) "
+      "delivered, nothing committed; {} lookup(s)\n",
+      o.group, desc->state, desc->members.size(), progress.delivered_count(), lookups_json.size());
+  for (const auto& c : *committed) {
+    if (c.pending) preface += fmt::format("pending: {} has an offset commit pending in an open transaction\n", chan(c.channel));
+  }
+  for (const auto& n : notes) preface += fmt::format("note: {}\n", n);
+  nlohmann::json extra{{"source",
+                        {{"group", o.group},
+                         {"group_state", desc->state},
+                         {"members", desc->members.size()},
+                         {"committed", committed_json},
+                         {"delivered", progress.delivered_count()}}},
+                       {"lookups", lookups_json}};
+  return print(d, extra, preface, o.format);
+}
+
+Outcome run_explain(const ExplainOptions& o) {
+  if (!o.snapshot_file.empty()) {
+    if (!o.topics.empty()) return std::unexpected(usage_error("--snapshot and --topic exclude each other"));
+    return explain_snapshot(o);
+  }
+  if (o.group.empty()) {
+    return std::unexpected(usage_error("name what to explain: --group G --topic T... , or --snapshot FILE"));
+  }
+  if (o.topics.empty()) {
+    return std::unexpected(usage_error(fmt::format("--group {} needs the topics its node consumes: --topic T...", o.group)));
+  }
+  return explain_group(o);
+}
+
+}  // namespace
+
 void setup_explain(CLI::App& sub, Outcome& result) {
-  sub.callback([&result] { result = std::unexpected(runtime_error("'causal explain' is not built yet")); });
+  auto opts = std::make_shared<ExplainOptions>();
+  add_kafka_options(sub, opts->conn);
+  sub.add_option("-g,--group", opts->group, "Consumer group whose committed positions to reconstruct (never joined)");
+  sub.add_option("-t,--topic", opts->topics, "Topic (or TOPIC/PARTITION) the group's node consumes; repeatable")
+      ->allow_extra_args(false);
+  sub.add_option("--snapshot", opts->snapshot_file, "Explain a gate snapshot JSON file instead ('-' for stdin)");
+  add_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
+  sub.add_flag("--no-lookup", opts->no_lookup,
+               "Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)");
+  sub.add_option("--max-transaction-ms", opts->max_transaction_ms,
+                 "Longest transaction to allow for when choosing where a lookup scan starts (default 900000)");
+  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each metadata/offset request (default 10000)");
+  sub.add_option("--replay-timeout-ms", opts->replay_timeout_ms,
+                 "Give up when the replay has not reached the LSO after this long (default 120000)");
+  sub.footer(R"(Examples:
+  causal explain --group billing --topic orders --topic payments
+  causal explain --group billing --topic orders --format json | jq '.roots[] | .remedy'
+  causal explain --snapshot gate.json
+Exit status: 0 nothing held (the gate would drain), 4 records held, 1 Kafka failure or
+unknown group/topic, 2 usage error or unreadable/malformed snapshot file.)");
+  sub.callback([opts, &result] { result = run_explain(*opts); });
 }
 
 }  // namespace causal::cli

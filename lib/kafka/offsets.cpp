@@ -224,12 +224,13 @@ std::expected<std::vector<ChannelOffsets>, Error> OffsetsClient::list_offsets(st
 }
 
 std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(const std::string& group,
-                                                                            std::span<const ChannelRef> channels) {
+                                                                            std::span<const ChannelRef> channels,
+                                                                            bool require_stable) {
   rd_kafka_t* h = committed_.get();
   ListPtr list = make_list(channels, RD_KAFKA_OFFSET_INVALID);
   rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
   OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
-  if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), 1)) rd_kafka_error_destroy(e);
+  if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), require_stable ? 1 : 0)) rd_kafka_error_destroy(e);
   QueuePtr q{rd_kafka_queue_new(h)};
   rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
   rd_kafka_ListConsumerGroupOffsets_destroy(req);

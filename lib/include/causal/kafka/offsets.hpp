@@ -98,8 +98,11 @@ class OffsetsClient {
 
   std::expected<std::vector<ChannelOffsets>, Error> list_offsets(std::span<const ChannelRef> channels);
 
+  // require_stable: offsets pending in an open transaction come back as `pending` (no
+  // offset). Without it the broker answers with the last stable committed offset.
   std::expected<std::vector<CommittedOffset>, Error> committed(const std::string& group,
-                                                               std::span<const ChannelRef> channels);
+                                                               std::span<const ChannelRef> channels,
+                                                               bool require_stable = true);
 
   std::expected<GroupDescription, Error> describe_group(const std::string& group);
 
