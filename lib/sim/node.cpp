@@ -152,12 +152,17 @@ void World::process_deliveries(Node& n) {
 }
 
 void World::answer_lookups(Node& n) {
-  // Answering can release heads that then wait on other claims: repeat to a fixpoint.
-  for (int round = 0; round < 64 && n.gate->held_count() > 0; ++round) {
-    const auto reqs = n.gate->pending_lookups();
-    if (reqs.empty()) return;
-    const std::uint64_t before = oracle_.deliveries();
-    for (const LookupRequest& req : reqs) {
+  // Answering one lookup can move a head on to its next claim, which may be another
+  // sequence claim needing a lookup, with no delivery in between: ask again until the gate
+  // asks for nothing this call has not already answered.
+  std::vector<LookupRequest> answered;
+  for (int round = 0; round < 1024 && n.gate->held_count() > 0; ++round) {
+    std::vector<LookupRequest> fresh;
+    for (const LookupRequest& req : n.gate->pending_lookups())
+      if (std::find(answered.begin(), answered.end(), req) == answered.end()) fresh.push_back(req);
+    if (fresh.empty()) return;
+    for (const LookupRequest& req : fresh) {
+      answered.push_back(req);
       std::optional<Offset> located;
       if (auto r = locate(req.sender, req.seq)) {
         const SimRecord& rec = records_[*r];
@@ -168,7 +173,6 @@ void World::answer_lookups(Node& n) {
       n.gate->answer_lookup(req, located);
       process_deliveries(n);
     }
-    if (oracle_.deliveries() == before) return;
   }
 }
 
@@ -182,7 +186,7 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
                    pos, f.records.size(), f.position);
   for (Offset o : f.records) {
     const RecordId r = logs_[ch].at(o).record;
-    Received rcv{ch, o, records_[r].clock, r, static_cast<std::int64_t>(step_)};
+    Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
     const bool kept = n.gate->receive(std::move(rcv));
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);

@@ -308,9 +308,27 @@ void World::check_node_at_drain(Node& n) {
                                         g.held_count(), a.summary()));
       CAUSAL_SIM_TRACE("held    {} attributed: {}", name, a.summary());
     } else {
-      oracle_.violate(ViolationKind::stall, fmt::format("{} ({}{}) holds {} records at drain: {}", name,
-                                                        to_string(n.spec.kind), n.spec.lookups ? "" : ", no lookups",
-                                                        g.held_count(), a.summary()));
+      // The gate's own account, beside the oracle's: what it says each head waits on, and
+      // which lookups it asks for.
+      std::string gate_view;
+      for (ChannelId ch : g.scope()) {
+        const auto h = g.head(ch);
+        if (!h) continue;
+        gate_view += fmt::format(" {}@{} waits on", names_.channel_text(ch), h->offset);
+        for (const Blocker& b : g.unsatisfied(ch)) {
+          gate_view += b.kind == Blocker::Kind::offset
+                           ? fmt::format(" {}:{}", names_.channel_text(b.channel), b.offset)
+                           : fmt::format(" {}:{}#{}", names_.channel_text(b.channel), names_.sender_name(b.sender), b.seq);
+        }
+        gate_view += ";";
+      }
+      std::string lookups;
+      for (const LookupRequest& l : g.pending_lookups())
+        lookups += fmt::format(" {}:{}#{}", names_.channel_text(l.channel), names_.sender_name(l.sender), l.seq);
+      oracle_.violate(ViolationKind::stall,
+                      fmt::format("{} ({}{}) holds {} records at drain: {} | gate:{} pending lookups:{}", name,
+                                  to_string(n.spec.kind), n.spec.lookups ? "" : ", no lookups", g.held_count(),
+                                  a.summary(), gate_view, lookups.empty() ? " none" : lookups));
     }
   }
   // Completeness: every business record at or above the baseline was delivered, or is

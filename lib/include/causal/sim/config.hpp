@@ -65,6 +65,10 @@ struct WorldConfig {
   std::vector<NodeSpec> nodes;
   int max_hops = 3;                    // an emitted record's hop count bounds chains (and cycles)
   std::uint64_t step_budget = 200000;  // a world that has not drained by then fails
+  // Test hook: the host hands every record to the gate without its clock, as if the
+  // causal.clock header were dropped. The oracle must then report causal-order violations;
+  // tests use it to show the oracle is not vacuous independently of the mutant builds.
+  bool strip_clocks = false;
 };
 
 // The fault mix a sweep draws from. Each flag enables one kind of event in generated worlds.
