@@ -16,6 +16,9 @@
 //   c.assign(topic, {0, 1});
 //   auto records = c.drain();                      // everything up to the LSO
 //
+// A test that runs the `causal` binary passes `-b` + causal::test::bootstrap() (or sets
+// CAUSAL_BROKERS to it) so that the binary talks to the same broker.
+//
 // Contract: every helper either does what it says or throws std::runtime_error with a message
 // that names the broker and the cause. Nothing here skips a test: when the broker cannot be
 // reached the test fails loudly. Topic, group and transactional ids are unique per call (prefix
