@@ -210,6 +210,13 @@ bool World::commit(std::uint32_t i) {
   return true;
 }
 
+bool World::complete_commit(std::uint32_t i) {
+  Node& n = nodes_[i];
+  if (!n.up || !n.flushing || senders_[n.sender].in_flight != 0) return false;
+  complete_flush(n);
+  return true;
+}
+
 void World::complete_flush(Node& n) {
   const std::uint32_t si = n.sender;
   if (n.abort_pending) {

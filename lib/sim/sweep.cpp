@@ -1,6 +1,7 @@
 // Sweeps over generated worlds (see causal/sim/sweep.hpp).
 #include "causal/sim/sweep.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/core.h>
@@ -30,6 +31,7 @@ SweepResult run_sweep(const SweepOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t total = opts.last >= opts.first ? opts.last - opts.first + 1 : 0;
   for (std::uint64_t seed = opts.first; seed <= opts.last && seed >= opts.first; ++seed) {
+    if (std::find(opts.skip.begin(), opts.skip.end(), seed) != opts.skip.end()) continue;
     const WorldConfig cfg = generate_config(seed, opts.knobs);
     World world(cfg);
     WorldResult wr = world.run();

@@ -58,6 +58,18 @@ int main(int argc, char** argv) {
       const char* v = value();
       if (!v || !parse_u64(v, n)) return usage("--seed needs a number");
       single = n;
+    } else if (a == "--skip") {
+      // Comma-separated seeds not to run (mutant sweeps skip seeds production fails).
+      const char* v = value();
+      if (!v) return usage("--skip needs seeds");
+      std::string list = v;
+      std::size_t at = 0;
+      while (at <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        if (!parse_u64(list.substr(at, comma - at).c_str(), n)) return usage("--skip needs comma-separated seeds");
+        opts.skip.push_back(n);
+        at = comma + 1;
+      }
     } else if (a == "--trace") {
       trace = true;
     } else if (a == "--stop-at-first") {

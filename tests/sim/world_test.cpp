@@ -127,3 +127,17 @@ TEST_CASE("late joiner: with lookups all three joiners drain") {
   CHECK(o.result.attributed.empty());
   CHECK(o.result.counters.lookups_resolved >= 1);
 }
+
+// Regression (sweep seeds 5531, 5822, 10389): a node restored from committed positions and
+// resolution state must still ask for lookups on claims its restored entries do not cover.
+// Fails while Gate::restore_resolution_state marks restored entries as post-baseline
+// presence (docs/verification.md, "Findings").
+TEST_CASE("regression: restored resolution state does not suppress lookups") {
+  std::string trace;
+  const RestoredLookupOutcome o = run_restored_lookup(&trace);
+  INFO(trace);
+  CHECK(o.result.drained);
+  CHECK(o.held_x == 0);
+  CHECK(o.held_y == 0);
+  CHECK(o.result.ok());
+}

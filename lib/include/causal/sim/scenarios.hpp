@@ -25,4 +25,18 @@ struct LateJoinerOutcome {
 WorldConfig late_joiner_config(bool lookups);
 LateJoinerOutcome run_late_joiner(bool lookups, std::string* trace = nullptr);
 
+// restored_lookup: the minimised world of sweep seeds 5531, 5822 and 10389. A joiner x at
+// the log end of {a/0, c/0}, with lookups, resolves the relayed claim (a/0, p, 1) by a
+// lookup and commits its positions with its resolution state. A second joiner y starts
+// from x's committed positions and restored resolution state. The relay then passes on the
+// claim (a/0, p, 3) - p's next send to a/0, also below both joiners' baselines. x asks for
+// a lookup and drains; y must do the same. Expected: every node drains, no violation.
+// (With a gate that counts restored resolution entries as post-baseline presence, y never
+// asks for the lookup and holds the record forever: an unattributable stall.)
+struct RestoredLookupOutcome {
+  WorldResult result;
+  std::size_t held_x = 0, held_y = 0;
+};
+RestoredLookupOutcome run_restored_lookup(std::string* trace = nullptr);
+
 }  // namespace causal::sim

@@ -25,6 +25,7 @@ struct SweepOptions {
   std::uint64_t last = 10000;  // inclusive
   Knobs knobs;
   bool stop_at_first = false;  // stop at the first world that violates the oracle
+  std::vector<std::uint64_t> skip;  // seeds not run (e.g. known production failures, for mutants)
   std::string program = "causal simulate";  // used in reproduction commands
   // Called after every world (for progress); `done` counts worlds run so far.
   std::function<void(std::uint64_t done, std::uint64_t total, const WorldResult&)> after_world;

@@ -146,7 +146,8 @@ class World {
   bool ack(std::uint32_t sender, ChannelIndex ch);
   bool start_node(std::uint32_t node);
   bool fetch(std::uint32_t node, ChannelIndex ch, std::size_t max_records = 64);
-  bool commit(std::uint32_t node);  // begin a commit (flush, then complete_flush)
+  bool commit(std::uint32_t node);  // begin a commit (flush, then complete_commit)
+  bool complete_commit(std::uint32_t node);  // REQUIRES the node's sends all acknowledged
   bool crash(std::uint32_t node);
   bool restart(std::uint32_t node);
 
