@@ -1,10 +1,160 @@
-// causal tail: not built yet (see the open issues). Exits 1 and says so.
+// causal tail: consume topics through the delivery gate and print records in delivery order.
+// Option parsing lives here; the consumer loop is in lib/kafka (ConsumerHost) and the output
+// in tail_format.cpp. man/causal-tail.1 documents options, output fields and exit codes.
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include "causal/kafka/consumer_host.hpp"
 #include "subcommands.hpp"
+#include "tail_format.hpp"
 
 namespace causal::cli {
 
+struct TailOptions {
+  kafka::ConnectionOptions connection;
+  std::vector<std::string> channels;
+  std::vector<std::string> from;
+  std::string group;
+  bool exit_at_end = false;
+  std::uint64_t count = 0;  // 0: no limit
+  bool show_held = false;
+  Format format = Format::text;
+  bool no_lookup = false;
+  std::int64_t max_txn_ms = 15 * 60 * 1000;
+  bool quiet = false;
+};
+
+Outcome run_tail(const TailOptions& o);
+
+// The exit summary on stderr: counters, then per channel what is still held and why.
+// Shared with `causal demo`.
+void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, std::string_view prog, bool counters);
+
 void setup_tail(CLI::App& sub, Outcome& result) {
-  sub.callback([&result] { result = std::unexpected(runtime_error("'causal tail' is not built yet")); });
+  auto o = std::make_shared<TailOptions>();
+  sub.add_option("channels", o->channels, "TOPIC (every partition) or TOPIC/PARTITION, one or more")->required();
+  add_kafka_options(sub, o->connection);
+  sub.add_option("--from", o->from,
+                 "Start position: beginning|end|lso|committed|OFFSET|-N, for every channel, or per topic or "
+                 "channel as TOPIC[/P]=POS (repeatable; the most specific wins). Default: beginning, or "
+                 "committed with --group");
+  sub.add_option("-g,--group", o->group,
+                 "Start from this group's committed offsets, read without joining the group; never commits");
+  sub.add_flag("-e,--exit-at-end", o->exit_at_end,
+               "Exit once every partition is caught up to its last stable offset and nothing deliverable remains");
+  sub.add_option("-c,--count", o->count, "Exit after printing N records");
+  sub.add_flag("--show-held", o->show_held, "Also print hold, release and lookup events as their own lines");
+  add_format_option(sub, o->format, {Format::text, Format::jsonl, Format::json}, Format::text);
+  sub.add_flag("--no-lookup", o->no_lookup,
+               "Do not locate sequence-claimed sends below the baseline (reproduces the late-joiner wedge)");
+  sub.add_option("--max-transaction-ms", o->max_txn_ms,
+                 "Longest producer transaction to allow for when scanning for a claimed send "
+                 "(the brokers' transaction.max.timeout.ms; default 900000)");
+  sub.add_flag("-q,--quiet", o->quiet, "No counters line on stderr at exit (what is held is always reported)");
+  sub.footer(R"(Examples:
+  causal tail -b localhost:9092 orders payments shipments
+  causal tail -e --format jsonl orders | jq -c '{offset, value, released_by}'
+  causal tail --from lso --show-held orders/0 payments/0
+  causal tail --group billing -e orders          # what the group would see next, without joining it
+  causal tail --from orders=-10 --from payments=end orders payments
+
+Exit status: 0 ok; 1 Kafka unreachable, unknown topic, other runtime failure; 2 usage;
+3 undecodable causal.clock header (printed: topic/partition@offset); 4 records still held at exit.)");
+  sub.callback([o, &result] { result = run_tail(*o); });
+}
+
+void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, std::string_view prog, bool counters) {
+  const Gate& g = host.gate();
+  const GateStats& s = g.stats();
+  if (counters) {
+    fmt::print(stderr,
+               "{}: {} delivered ({} printed) of {} received; {} held on arrival; bridges: {} at receive, {} "
+               "behind a held head, {} by position advance; {} lookups; {} still held\n",
+               prog, s.delivered, w.records(), s.received, s.holds, s.bridges_at_receive, s.head_fold_ins,
+               s.position_advances, host.lookups_done(), g.held_count());
+  }
+  if (g.held_count() == 0) return;
+  fmt::print(stderr, "{}: still held when it ended: {} record{}\n", prog, g.held_count(),
+             g.held_count() == 1 ? "" : "s");
+  auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now().time_since_epoch())
+                    .count();
+  for (ChannelId c : g.scope()) {
+    if (g.held_count(c) == 0) continue;
+    auto head = g.head(c);
+    fmt::print(stderr, "  {}: frontier {}, {} held, head @{} held {:.1f} s", host.names().channel_text(c),
+               g.frontier(c), g.held_count(c), head ? head->offset : -1,
+               head ? static_cast<double>(now_us - head->received_at) / 1e6 : 0.0);
+    if (auto f = g.failed_at(c)) fmt::print(stderr, " (failed closed at @{})", *f);
+    fmt::print(stderr, "; waiting for:\n");
+    for (const auto& b : g.unsatisfied(c)) fmt::print(stderr, "      {}\n", w.describe(b));
+  }
+}
+
+Outcome run_tail(const TailOptions& o) {
+  kafka::ConsumerOptions co;
+  co.connection = o.connection;
+  for (const auto& text : o.channels) {
+    auto sel = kafka::parse_selector(text);
+    if (!sel) return std::unexpected(sel.error());
+    co.channels.push_back(*sel);
+  }
+  if (!o.group.empty()) {
+    co.group = o.group;
+    co.default_start = {kafka::StartPosition::Kind::committed, 0};
+  }
+  for (const auto& text : o.from) {
+    auto rule = kafka::parse_start_rule(text);
+    if (!rule) return std::unexpected(rule.error());
+    co.start.push_back(*rule);
+  }
+  co.lookups = !o.no_lookup;
+  co.max_transaction_duration = std::chrono::milliseconds(o.max_txn_ms);
+  // Throughput: large fetches and a deep prefetch queue; -X overrides either.
+  co.extra_defaults = {{"fetch.max.bytes", "104857600"}, {"max.partition.fetch.bytes", "10485760"},
+                       {"queued.max.messages.kbytes", "262144"}};
+
+  RecordWriter::Settings ws;
+  ws.format = o.format;
+  ws.colour = o.format == Format::text && use_colour(STDOUT_FILENO);
+  ws.show_held = o.show_held;
+  if (o.count) ws.limit = o.count;
+  Names names;
+  RecordWriter writer(ws, names);
+  install_stop_signals();
+
+  auto opened = kafka::ConsumerHost::open(co, names, &writer);
+  if (!opened) return std::unexpected(opened.error());
+  auto& host = **opened;
+  writer.set_gate(&host.gate());
+  writer.begin();
+
+  Outcome outcome;
+  while (!g_stop) {
+    if (auto r = host.poll(); !r) {
+      outcome = std::unexpected(r.error());
+      break;
+    }
+    writer.flush();
+    if (writer.limit_reached() || writer.broken()) break;
+    // A failed channel ends the run once the rest is caught up: exit 3 after printing
+    // what was deliverable.
+    if ((o.exit_at_end || !host.failures().empty()) && host.caught_up()) break;
+  }
+  writer.finish();
+  std::fflush(stdout);
+  print_tail_summary(host, writer, "causal tail", !o.quiet);
+  if (!outcome) return outcome;
+  if (!host.failures().empty()) {
+    std::string msg;
+    for (const auto& f : host.failures()) msg += (msg.empty() ? "" : "\ncausal: ") + f.message;
+    return std::unexpected(Error{Errc::bad_header, msg});
+  }
+  if (host.gate().held_count() > 0) return std::unexpected(Error{Errc::held, ""});
+  return {};
 }
 
 }  // namespace causal::cli

@@ -176,6 +176,7 @@ class ConsumerHost {
   Gate& gate() { return *gate_; }
   const Gate& gate() const { return *gate_; }
   Names& names() { return names_; }
+  const Names& names() const { return names_; }
   const std::vector<ChannelPlan>& plan() const { return plan_; }
   const std::vector<HeaderFailure>& failures() const { return failures_; }
   std::uint64_t lookups_done() const { return lookups_done_; }
