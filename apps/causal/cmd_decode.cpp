@@ -1,10 +1,659 @@
-// causal decode: not built yet (see the open issues). Exits 1 and says so.
+// causal decode: decode and print causal.clock headers from stdin (base64, hex or raw),
+// from `kcat -J` output, or from Kafka records (topic/partition@offset or @A..B).
+//
+// Contract: a malformed header stops the run with exit 3 (Errc::bad_header) and a message
+// naming where it came from (line N, or topic/partition@offset) and why; everything that
+// decoded before it has been printed whole (a JSON document is closed properly), never a
+// partial record. --validate prints nothing on stdout: it only checks.
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "causal/codec.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
 
+namespace {
+
+enum class Input { base64, hex, raw };
+
+struct DecodeOptions {
+  std::vector<std::string> sources;  // topic/partition@offset or @A..B (Kafka)
+  Input input = Input::base64;
+  bool kcat = false;
+  bool validate = false;
+  Format format = Format::jsonl;
+  int timeout_ms = 10000;
+  kafka::ConnectionOptions kafka;
+};
+
+// Where a header came from, printed with it and named in errors.
+struct Where {
+  std::optional<std::size_t> line;
+  std::optional<std::string> topic;
+  std::int32_t partition = 0;
+  Offset offset = kNoOffset;
+
+  std::string text() const {
+    if (topic) return fmt::format("{}/{}@{}", *topic, partition, offset);
+    return fmt::format("line {}", line.value_or(0));
+  }
+};
+
+// ---- input encodings ---------------------------------------------------------------------
+
+std::optional<std::string> unbase64(std::string_view s) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
+    if (c == '/' || c == '_') return 63;
+    return -1;
+  };
+  while (!s.empty() && s.back() == '=') s.remove_suffix(1);  // padding optional
+  if (s.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : s) {
+    int v = value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> unhex(std::string_view s) {
+  std::string digits;
+  for (char c : s) {
+    if (c == ' ' || c == ':') continue;
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    digits += c;
+  }
+  if (digits.size() % 2) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); i += 2) {
+    out += static_cast<char>(std::stoi(digits.substr(i, 2), nullptr, 16));
+  }
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// ---- kcat -J lines ----------------------------------------------------------------------
+//
+// kcat 1.7 writes header values as JSON strings holding the raw bytes: control bytes as
+// \u00XX (or \b \f \n \r \t), '"' and '\' escaped, every other byte — including bytes
+// >= 0x80 that are not UTF-8 — written as is. A strict JSON parser rejects such lines, so
+// this reader treats strings as byte strings: \u00XX gives byte XX, other \uXXXX give
+// their UTF-8 encoding, raw bytes are kept. (Piping kcat through jq first destroys the
+// binary values: jq replaces invalid UTF-8 with U+FFFD.)
+
+struct KcatRecord {
+  std::optional<std::string> topic;
+  std::optional<std::int64_t> partition;
+  std::optional<std::int64_t> offset;
+  std::vector<std::optional<std::string>> headers;  // name, value, name, value...
+  bool has_headers = false;
+};
+
+class KcatParser {
+ public:
+  explicit KcatParser(std::string_view s) : s_(s) {}
+
+  std::expected<KcatRecord, std::string> record() {
+    KcatRecord rec;
+    ws();
+    if (!eat('{')) return fail("expected a JSON object");
+    ws();
+    if (eat('}')) return rec;
+    while (true) {
+      ws();
+      std::string key;
+      if (!string(key)) return fail("expected a field name");
+      ws();
+      if (!eat(':')) return fail("expected ':'");
+      ws();
+      if (key == "topic") {
+        std::string t;
+        if (!string(t)) return fail("\"topic\" is not a string");
+        rec.topic = t;
+      } else if (key == "partition" || key == "offset") {
+        std::int64_t v = 0;
+        if (!integer(v)) return fail(fmt::format("\"{}\" is not an integer", key));
+        (key == "partition" ? rec.partition : rec.offset) = v;
+      } else if (key == "headers") {
+        rec.has_headers = true;
+        if (!eat('[')) return fail("\"headers\" is not an array");
+        ws();
+        if (!eat(']')) {
+          while (true) {
+            ws();
+            if (literal("null")) {
+              rec.headers.emplace_back(std::nullopt);
+            } else {
+              std::string v;
+              if (!string(v)) return fail("a \"headers\" element is not a string or null");
+              rec.headers.emplace_back(std::move(v));
+            }
+            ws();
+            if (eat(']')) break;
+            if (!eat(',')) return fail("expected ',' or ']' in \"headers\"");
+          }
+        }
+      } else if (!skip_value()) {
+        return fail(fmt::format("cannot read the value of \"{}\"", key));
+      }
+      ws();
+      if (eat('}')) break;
+      if (!eat(',')) return fail("expected ',' or '}'");
+    }
+    ws();
+    if (i_ != s_.size()) return fail("text after the JSON object");
+    return rec;
+  }
+
+ private:
+  std::unexpected<std::string> fail(std::string what) const {
+    return std::unexpected(fmt::format("{} at column {}", what, i_ + 1));
+  }
+  void ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r' || s_[i_] == '\n')) ++i_;
+  }
+  bool eat(char c) {
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  bool literal(std::string_view w) {
+    if (s_.substr(i_, w.size()) == w) {
+      i_ += w.size();
+      return true;
+    }
+    return false;
+  }
+  bool integer(std::int64_t& v) {
+    std::size_t start = i_;
+    if (i_ < s_.size() && s_[i_] == '-') ++i_;
+    while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
+    if (i_ == start) return false;
+    try {
+      v = std::stoll(std::string(s_.substr(start, i_ - start)));
+    } catch (...) {
+      return false;
+    }
+    return true;
+  }
+  static void put_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  bool hex4(std::uint32_t& v) {
+    if (i_ + 4 > s_.size()) return false;
+    v = 0;
+    for (int k = 0; k < 4; ++k) {
+      char c = s_[i_++];
+      int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+              : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+              : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                          : -1;
+      if (d < 0) return false;
+      v = v * 16 + static_cast<std::uint32_t>(d);
+    }
+    return true;
+  }
+  bool string(std::string& out) {
+    if (!eat('"')) return false;
+    while (i_ < s_.size()) {
+      char c = s_[i_++];
+      if (c == '"') return true;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i_ >= s_.size()) return false;
+      char e = s_[i_++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          std::uint32_t cp = 0;
+          if (!hex4(cp)) return false;
+          if (cp < 0x100) {
+            out += static_cast<char>(cp);  // kcat's escape of one raw byte
+          } else if (cp >= 0xD800 && cp <= 0xDBFF && s_.substr(i_, 2) == "\\u") {
+            i_ += 2;
+            std::uint32_t lo = 0;
+            if (!hex4(lo) || lo < 0xDC00 || lo > 0xDFFF) return false;
+            put_utf8(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+          } else {
+            put_utf8(out, cp);
+          }
+          break;
+        }
+        default: return false;
+      }
+    }
+    return false;
+  }
+  bool skip_value(int depth = 0) {
+    if (depth > 64) return false;
+    ws();
+    if (i_ >= s_.size()) return false;
+    char c = s_[i_];
+    if (c == '"') {
+      std::string ignored;
+      return string(ignored);
+    }
+    if (c == '{' || c == '[') {
+      char close = c == '{' ? '}' : ']';
+      ++i_;
+      ws();
+      if (eat(close)) return true;
+      while (true) {
+        ws();
+        if (c == '{') {
+          std::string k;
+          if (!string(k)) return false;
+          ws();
+          if (!eat(':')) return false;
+        }
+        if (!skip_value(depth + 1)) return false;
+        ws();
+        if (eat(close)) return true;
+        if (!eat(',')) return false;
+      }
+    }
+    if (literal("null") || literal("true") || literal("false")) return true;
+    std::size_t start = i_;
+    while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || std::strchr("+-.eE", s_[i_]))) ++i_;
+    return i_ > start;
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+};
+
+// ---- output -----------------------------------------------------------------------------
+
+class Printer {
+ public:
+  Printer(const DecodeOptions& o, Names& names) : o_(o), names_(names) {}
+
+  // One decoded record. `clock` is null when the record has no causal.clock header.
+  void record(const Where& w, const Clock* clock, std::size_t size) {
+    ++count_;
+    if (o_.validate) return;
+    if (o_.format == Format::text) {
+      text(w, clock, size);
+      return;
+    }
+    nlohmann::json j = nlohmann::json::object();
+    if (w.line) j["line"] = *w.line;
+    if (w.topic) {
+      j["topic"] = *w.topic;
+      j["partition"] = w.partition;
+      j["offset"] = w.offset;
+    }
+    j["header_present"] = clock != nullptr;
+    j["bytes"] = size;
+    Clock empty;
+    for (auto& [k, v] : clock_to_json(clock ? *clock : empty, names_).items()) j[k] = v;
+    if (o_.format == Format::jsonl) {
+      fmt::print("{}\n", j.dump());
+    } else {
+      fmt::print("{}{}", count_ == 1 ? "[\n" : ",\n", j.dump());
+    }
+    std::fflush(stdout);
+  }
+
+  void finish() {
+    if (o_.validate) {
+      fmt::print(stderr, "causal decode: {} header{} valid\n", count_, count_ == 1 ? "" : "s");
+      return;
+    }
+    if (o_.format == Format::json) fmt::print("{}]\n", count_ == 0 ? "[" : "\n");
+    std::fflush(stdout);
+  }
+
+ private:
+  void text(const Where& w, const Clock* clock, std::size_t size) {
+    std::string out = fmt::format("{}", w.text());
+    if (!clock) {
+      fmt::print("{}  no causal.clock header\n", out);
+      return;
+    }
+    out += fmt::format("  {} bytes\n", size);
+    if (clock->origin) {
+      out += fmt::format("  {:<7} origin={}:{}\n", "origin", names_.sender_name(clock->origin->sender), clock->origin->seq);
+    }
+    auto j = clock_to_json(*clock, names_);  // canonical order
+    for (const auto& c : j["claims"]) {
+      out += fmt::format("  {:<7} {}/{}@{}\n", "claim", c["topic"].get<std::string>(), c["partition"].get<int>(),
+                         c["offset"].get<Offset>());
+    }
+    for (const auto& c : j["seq_claims"]) {
+      out += fmt::format("  {:<7} {}/{}#{}:{}\n", "seq", c["topic"].get<std::string>(), c["partition"].get<int>(),
+                         c["sender"].get<std::string>(), c["seq"].get<SeqNo>());
+    }
+    if (!clock->origin && clock->empty()) out += "  (empty clock)\n";
+    fmt::print("{}", out);
+  }
+
+  const DecodeOptions& o_;
+  Names& names_;
+  std::size_t count_ = 0;
+};
+
+Error bad_header(const Where& w, std::string_view why) {
+  return Error{Errc::bad_header, fmt::format("{}: causal.clock header is malformed: {}", w.text(), why)};
+}
+
+std::expected<void, Error> decode_one(const Where& w, std::string_view bytes, Names& names, Clock& clock,
+                                      Printer& out) {
+  auto span = std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+  if (auto r = decode(span, names, clock); !r) {
+    return std::unexpected(
+        bad_header(w, fmt::format("{} at byte {}: {}", to_string(r.error().code), r.error().at, r.error().detail)));
+  }
+  out.record(w, &clock, bytes.size());
+  return {};
+}
+
+// ---- sources ----------------------------------------------------------------------------
+
+Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
+  Clock clock;
+  if (o.input == Input::raw && !o.kcat) {
+    std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    Where w;
+    w.line = 1;
+    return decode_one(w, all, names, clock, out);
+  }
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(std::cin, line)) {
+    ++n;
+    Where w;
+    w.line = n;
+    if (o.kcat) {
+      if (trim(line).empty()) continue;
+      auto rec = KcatParser(line).record();
+      if (!rec) return std::unexpected(usage_error(fmt::format("line {}: not kcat -J output: {}", n, rec.error())));
+      if (rec->topic && rec->partition && rec->offset) {
+        w.topic = *rec->topic;
+        w.partition = static_cast<std::int32_t>(*rec->partition);
+        w.offset = *rec->offset;
+      }
+      const std::string* value = nullptr;
+      int found = 0;
+      for (std::size_t i = 0; i + 1 < rec->headers.size(); i += 2) {
+        if (rec->headers[i] && *rec->headers[i] == kClockHeader) {
+          ++found;
+          if (!rec->headers[i + 1]) return std::unexpected(bad_header(w, "the header value is null"));
+          value = &*rec->headers[i + 1];
+        }
+      }
+      if (found > 1) return std::unexpected(bad_header(w, fmt::format("the record has {} causal.clock headers", found)));
+      if (!value) {
+        out.record(w, nullptr, 0);
+        continue;
+      }
+      if (auto r = decode_one(w, *value, names, clock, out); !r) return r;
+      continue;
+    }
+    std::string t = trim(line);
+    if (t.empty()) continue;  // blank lines carry no header
+    auto bytes = o.input == Input::hex ? unhex(t) : unbase64(t);
+    if (!bytes) {
+      return std::unexpected(bad_header(w, o.input == Input::hex ? "not hex (--input hex)" : "not base64 (--input base64)"));
+    }
+    if (auto r = decode_one(w, *bytes, names, clock, out); !r) return r;
+  }
+  return {};
+}
+
+struct KafkaSource {
+  std::string topic;
+  std::int32_t partition = 0;
+  Offset first = 0;
+  std::optional<Offset> last;  // inclusive; nullopt: to the end
+  bool range = false;
+};
+
+std::expected<KafkaSource, Error> parse_source(const std::string& text) {
+  auto at = text.rfind('@');
+  if (at == std::string::npos) {
+    return std::unexpected(usage_error(fmt::format("'{}': expected topic/partition@offset or topic/partition@A..B", text)));
+  }
+  auto ch = parse_channel(text.substr(0, at));
+  if (!ch) return std::unexpected(ch.error());
+  KafkaSource s;
+  s.topic = ch->first;
+  s.partition = ch->second;
+  std::string spec = text.substr(at + 1);
+  auto parse_offset = [&](std::string_view v, Offset& out) {
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    return ec == std::errc{} && p == v.data() + v.size() && out >= 0;
+  };
+  if (auto dots = spec.find(".."); dots != std::string::npos) {
+    s.range = true;
+    Offset b = 0;
+    if (!parse_offset(std::string_view(spec).substr(0, dots), s.first) ||
+        (dots + 2 < spec.size() && !parse_offset(std::string_view(spec).substr(dots + 2), b))) {
+      return std::unexpected(usage_error(fmt::format("'{}': offsets must be non-negative integers (A..B or A..)", text)));
+    }
+    if (dots + 2 < spec.size()) {
+      if (b < s.first) return std::unexpected(usage_error(fmt::format("'{}': the range ends before it starts", text)));
+      s.last = b;
+    }
+  } else {
+    if (!parse_offset(spec, s.first)) {
+      return std::unexpected(usage_error(fmt::format("'{}': the offset must be a non-negative integer", text)));
+    }
+    s.last = s.first;
+  }
+  return s;
+}
+
+volatile std::sig_atomic_t g_stop = 0;
+
+Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names, Printer& out) {
+  auto conf = kafka::make_conf(o.kafka, {{"isolation.level", "read_committed"},
+                                         {"enable.partition.eof", "true"},
+                                         {"enable.auto.commit", "false"},
+                                         {"auto.offset.reset", "error"},
+                                         {"group.id", "causal-decode"},
+                                         {"fetch.wait.max.ms", "100"}});
+  if (!conf) return std::unexpected(conf.error());
+  char err[512];
+  kafka::HandlePtr rk(rd_kafka_new(RD_KAFKA_CONSUMER, conf->release(), err, sizeof err));
+  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka consumer: {}", err)));
+  std::string where = fmt::format("{}/{}", src.topic, src.partition);
+  std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)> parts(
+      rd_kafka_topic_partition_list_new(1), rd_kafka_topic_partition_list_destroy);
+  rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = src.first;
+  if (auto e = rd_kafka_assign(rk.get(), parts.get()); e) {
+    return std::unexpected(runtime_error(fmt::format("{}: cannot assign: {}", where, rd_kafka_err2str(e))));
+  }
+  Outcome result;
+  Clock clock;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms);
+  bool seen_any = false;
+  while (!g_stop) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      result = std::unexpected(runtime_error(fmt::format(
+          "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout raises the wait)", where,
+          seen_any ? "end of the range" : "record", o.timeout_ms, kafka::brokers_in_effect(o.kafka),
+          kafka::brokers_in_effect(o.kafka))));
+      break;
+    }
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 200);
+    if (!m) continue;
+    std::unique_ptr<rd_kafka_message_t, decltype(&rd_kafka_message_destroy)> msg(m, rd_kafka_message_destroy);
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      if (!src.range) {
+        result = std::unexpected(runtime_error(fmt::format(
+            "{}@{}: no business record at that offset (the partition ends at {}; markers and aborted records are not "
+            "business records)",
+            where, src.first, m->offset)));
+      } else if (src.last && m->offset <= *src.last) {
+        fmt::print(stderr, "causal decode: {} ends at {}, before the end of the range {}\n", where, m->offset, *src.last);
+      }
+      break;
+    }
+    if (m->err) {
+      result = std::unexpected(runtime_error(fmt::format("{}: {} (broker {})", where, rd_kafka_message_errstr(m),
+                                                          kafka::brokers_in_effect(o.kafka))));
+      break;
+    }
+    seen_any = true;
+    if (m->offset < src.first) continue;
+    if (src.last && m->offset > *src.last) {
+      if (!src.range) {
+        result = std::unexpected(runtime_error(fmt::format(
+            "{}@{}: no business record at that offset (the next one is at {})", where, src.first, m->offset)));
+      }
+      break;
+    }
+    Where w;
+    w.topic = src.topic;
+    w.partition = src.partition;
+    w.offset = m->offset;
+    rd_kafka_headers_t* hdrs = nullptr;
+    const void* value = nullptr;
+    std::size_t size = 0;
+    int found = 0;
+    if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      const void* v = nullptr;
+      std::size_t sz = 0;
+      for (std::size_t idx = 0;
+           rd_kafka_header_get(hdrs, idx, std::string(kClockHeader).c_str(), &v, &sz) == RD_KAFKA_RESP_ERR_NO_ERROR; ++idx) {
+        ++found;
+        value = v;
+        size = sz;
+      }
+    }
+    if (found > 1) {
+      result = std::unexpected(bad_header(w, fmt::format("the record has {} causal.clock headers", found)));
+      break;
+    }
+    if (found == 0) {
+      out.record(w, nullptr, 0);
+    } else if (!value) {
+      result = std::unexpected(bad_header(w, "the header value is null"));
+      break;
+    } else if (auto r = decode_one(w, std::string_view(static_cast<const char*>(value), size), names, clock, out); !r) {
+      result = r;
+      break;
+    }
+    if (src.last && m->offset >= *src.last) break;
+  }
+  rd_kafka_consumer_close(rk.get());
+  return result;
+}
+
+Outcome run_decode(const DecodeOptions& o) {
+  if (!o.sources.empty() && o.kcat) return std::unexpected(usage_error("--kcat reads stdin: give no topic/partition@offset"));
+  std::vector<KafkaSource> sources;
+  for (const auto& s : o.sources) {
+    auto k = parse_source(s);
+    if (!k) return std::unexpected(k.error());
+    sources.push_back(*k);
+  }
+  if (sources.empty() && isatty(STDIN_FILENO)) {
+    fmt::print(stderr, "causal decode: reading {} headers from the terminal (one per line, Ctrl-D ends)\n",
+               o.kcat ? "kcat -J" : o.input == Input::hex ? "hex" : o.input == Input::raw ? "raw" : "base64");
+  }
+  Names names;
+  Printer out(o, names);
+  Outcome r;
+  if (sources.empty()) {
+    r = from_stdin(o, names, out);
+  } else {
+    std::signal(SIGINT, [](int) { g_stop = 1; });
+    for (const auto& s : sources) {
+      r = from_kafka(o, s, names, out);
+      if (!r) break;
+    }
+  }
+  out.finish();
+  return r;
+}
+
+}  // namespace
+
 void setup_decode(CLI::App& sub, Outcome& result) {
-  sub.callback([&result] { result = std::unexpected(runtime_error("'causal decode' is not built yet")); });
+  auto o = std::make_shared<DecodeOptions>();
+  sub.add_option("source", o->sources,
+                 "Kafka records to decode: topic/partition@offset, topic/partition@A..B (inclusive) or @A.. (to the end)");
+  sub.add_option("--input", o->input, "How stdin holds headers: base64 (one per line), hex (one per line), raw (all of stdin is one header)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, Input>{{"base64", Input::base64}, {"hex", Input::hex}, {"raw", Input::raw}},
+                                          CLI::ignore_case))
+      ->default_str("base64");
+  sub.add_flag("--kcat", o->kcat, "Stdin is `kcat -J` output: decode each record's causal.clock header");
+  sub.add_flag("--validate", o->validate, "Only check: print nothing, exit 3 at the first malformed header");
+  add_format_option(sub, o->format, {Format::jsonl, Format::json, Format::text}, Format::jsonl);
+  sub.add_option("--timeout", o->timeout_ms, "Kafka: give up after this many ms without reaching the record(s)")
+      ->default_val(10000)
+      ->check(CLI::PositiveNumber);
+  add_kafka_options(sub, o->kafka);
+  sub.footer(R"EX(Examples:
+  causal encode 'orders/3@1041' | causal decode
+  echo AQEMYmlsbGluZy03ZjNhKg== | causal decode --format text
+  causal decode --input hex --validate < headers.hex
+  kcat -b $B -C -t orders -J -e | causal decode --kcat --format jsonl | jq .claims
+  causal decode -b 127.0.0.1:9092 orders/3@1041 --format text
+  causal decode orders/3@1000..1099 --format json
+
+Output fields (json, jsonl): line | topic, partition, offset; header_present; bytes; origin;
+claims; seq_claims. Exit status: 0 ok, 1 Kafka failure, 2 usage, 3 malformed header.)EX");
+  sub.callback([o, &result] { result = run_decode(*o); });
 }
 
 }  // namespace causal::cli
