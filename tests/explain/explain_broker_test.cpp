@@ -1,0 +1,408 @@
+// `causal explain` and `causal baseline` against the real test broker (fixture kafka_broker),
+// running the built `causal` binary. Setup (topics, transactions, stamped records, group
+// offsets) uses librdkafka through tests/kafka/broker_env.hpp and causal::encode for the
+// causal.clock headers. Nothing here skips: an unreachable broker fails every test.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "broker_env.hpp"
+#include "causal/codec.hpp"
+
+using causal::test::Record;
+using Json = nlohmann::json;
+
+namespace {
+
+struct Run {
+  int rc = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `causal <args>` with CAUSAL_BROKERS set to the test broker.
+Run causal_cli(const std::vector<std::string>& args) {
+  static const std::string brokers = causal::test::bootstrap();
+  char errpath[] = "/tmp/causal-explain-test-XXXXXX";
+  int fd = mkstemp(errpath);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::string cmd = "CAUSAL_BROKERS=" + quote(brokers) + " " + quote(CAUSAL_BIN);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " 2>" + quote(errpath);
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int status = pclose(p);
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(errpath);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::remove(errpath);
+  INFO("causal " << cmd << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
+  return r;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// A causal.clock header value built with the library's codec.
+struct Stamp {
+  causal::Names names;
+  causal::Clock clock;
+  Stamp& origin(const std::string& sender, causal::SeqNo q) {
+    clock.origin = causal::Origin{names.sender(sender), q};
+    return *this;
+  }
+  Stamp& seq(const std::string& topic, int p, const std::string& sender, causal::SeqNo q) {
+    clock.claim_seq(names.channel(topic, p), names.sender(sender), q);
+    return *this;
+  }
+  Stamp& offset(const std::string& topic, int p, causal::Offset o) {
+    clock.claim(names.channel(topic, p), o);
+    return *this;
+  }
+  std::string bytes() const {
+    auto b = causal::encode(clock, names);
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  }
+};
+
+Record stamped(std::string value, int partition, const Stamp& s) {
+  return Record(std::move(value), partition).with_header("causal.clock", s.bytes());
+}
+
+const Json& only_root(const Json& j) {
+  REQUIRE(j.contains("roots"));
+  REQUIRE(j["roots"].size() >= 1);
+  return j["roots"][0];
+}
+
+Json explain_json(const std::string& group, const std::vector<std::string>& topics, int expect_rc) {
+  std::vector<std::string> args{"explain", "--group", group, "--format", "json"};
+  for (const auto& t : topics) {
+    args.push_back("--topic");
+    args.push_back(t);
+  }
+  Run r = causal_cli(args);
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  REQUIRE(r.rc == expect_rc);
+  return Json::parse(r.out);
+}
+
+bool tail_available() {
+  Run r = causal_cli({"tail", "--help"});
+  return r.rc == 0 && r.out.find("--no-lookup") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("late joiners: the at-log-end joiner is stuck on a frozen sequence claim; the remedy is one command",
+          "[explain][broker]") {
+  const std::string A = causal::test::create_topic("explain-late-a", 1);
+  const std::string C = causal::test::create_topic("explain-late-c", 1);
+  const std::string S = causal::test::unique_name("sender-S");
+  const std::string R = causal::test::unique_name("relay-R");
+  const std::string at_end = causal::test::unique_name("joiner-end");
+  const std::string at_lso = causal::test::unique_name("joiner-lso");
+  const std::string from_start = causal::test::unique_name("joiner-start");
+
+  // Something older on A from another sender, so that A's log does not start at S's send.
+  causal::test::Producer other;
+  Stamp o;
+  o.origin(causal::test::unique_name("sender-O"), 1);
+  other.send(A, stamped("older", 0, o));
+
+  // S writes its send #1 to A inside a transaction that stays open while the joiners baseline.
+  causal::test::TransactionalProducer s;
+  s.begin();
+  Stamp q;
+  q.origin(S, 1);
+  const int64_t send_q = s.send(A, stamped("q", 0, q));
+  REQUIRE(send_q == 1);
+
+  // Joiner 1: at the log end (high watermark), committed directly.
+  const int64_t hwm_a = causal::test::high_watermark(A, 0);
+  REQUIRE(hwm_a == send_q + 1);
+  causal::test::commit_offsets(at_end, A, {{0, hwm_a}});
+  causal::test::commit_offsets(at_end, C, {{0, causal::test::high_watermark(C, 0)}});
+
+  // Joiner 2: at the LSO, as `causal baseline` gives it; the plan shows the open span.
+  Run plan = causal_cli({"baseline", A, C, "--format", "json"});
+  REQUIRE(plan.rc == 0);
+  Json pj = Json::parse(plan.out);
+  REQUIRE(pj["channels"].size() == 2);
+  const Json& pa = pj["channels"][0]["topic"] == A ? pj["channels"][0] : pj["channels"][1];
+  CHECK(pa["lso"] == send_q);
+  CHECK(pa["high_watermark"] == hwm_a);
+  CHECK(pa["open_span"] == 1);
+  CHECK(pa["recommended_baseline"] == send_q);
+  Run applied = causal_cli({"baseline", A, C, "--group", at_lso, "--apply"});
+  REQUIRE(applied.rc == 0);
+  CHECK(applied.out.find("applied") != std::string::npos);
+  CHECK(causal::test::committed_offsets(at_lso, A, {0}).at(0) == send_q);
+
+  // Joiner 3: from the start.
+  Run start = causal_cli({"baseline", A + "/0@0", C + "/0@0", "--group", from_start, "--apply"});
+  REQUIRE(start.rc == 0);
+
+  s.commit();  // S never writes A again.
+
+  // R relays the claim (A, S, 1) from custody onto C: R does not consume A.
+  causal::test::Producer relay;
+  Stamp rc;
+  rc.origin(R, 1).seq(A, 0, S, 1);
+  const int64_t relayed = relay.send(C, stamped("relayed", 0, rc));
+
+  SECTION("explain names the frozen claim, locates the send and gives the remedy") {
+    Json j = explain_json(at_end, {A, C}, 4);
+    CHECK(j["stuck"] == true);
+    const Json& root = only_root(j);
+    CHECK(root["verdict"] == "frozen_seq_claim");
+    CHECK(root["claim"]["kind"] == "seq");
+    CHECK(root["claim"]["topic"] == A);
+    CHECK(root["claim"]["sender"] == S);
+    CHECK(root["claim"]["seq"] == 1);
+    CHECK(root["baseline"] == hwm_a);
+    CHECK(root["located_offset"] == send_q);
+    CHECK(root["held"]["topic"] == C);
+    CHECK(root["held"]["offset"] == relayed);
+    const std::string remedy = root["remedy"];
+    CHECK(remedy == "causal baseline --group " + at_end + " --apply " + A + "/0@" + std::to_string(send_q));
+    // The gate performed no lookups: the lookup reported is explain's own.
+    REQUIRE(j["lookups"].size() == 1);
+    CHECK(j["lookups"][0]["located_offset"] == send_q);
+
+    // Text form: the short verdict first, then the root.
+    Run text = causal_cli({"explain", "--group", at_end, "--topic", A, "--topic", C});
+    CHECK(text.rc == 4);
+    if (std::getenv("CAUSAL_TEST_SHOW")) fmt::print("{}\n{}\n", text.out, j.dump(2));
+    CHECK(text.out.rfind("stuck:", 0) == 0);
+    CHECK(text.out.find("FROZEN SEQUENCE CLAIM") != std::string::npos);
+    CHECK(text.out.find(remedy) != std::string::npos);
+
+    // With plain tail (lookups on), the same group drains without help.
+    if (tail_available()) {
+      Run t = causal_cli({"tail", A, C, "--group", at_end, "--from", "committed", "-e"});
+      CHECK(t.rc == 0);
+      Run stuck = causal_cli({"tail", A, C, "--no-lookup", "--group", at_end, "--from", "committed", "-e"});
+      CHECK(stuck.rc == 4);
+    } else {
+      WARN("causal tail with --no-lookup is not built yet: the tail parts of this test did not run");
+    }
+
+    // Apply the remedy exactly as printed (it names the channel and offset).
+    std::vector<std::string> args = split(remedy);
+    REQUIRE(args.size() >= 2);
+    args.erase(args.begin());  // "causal"
+    Run fix = causal_cli(args);
+    REQUIRE(fix.rc == 0);
+    CHECK(fix.out.find(std::to_string(hwm_a) + " -> " + std::to_string(send_q)) != std::string::npos);
+    CHECK(causal::test::committed_offsets(at_end, A, {0}).at(0) == send_q);
+    CHECK(causal::test::committed_offsets(at_end, C, {0}).at(0) == relayed);  // untouched
+
+    Json after = explain_json(at_end, {A, C}, 0);
+    CHECK(after["stuck"] == false);
+    if (tail_available()) {
+      Run t = causal_cli({"tail", A, C, "--no-lookup", "--group", at_end, "--from", "committed", "-e"});
+      CHECK(t.rc == 0);
+    }
+  }
+
+  SECTION("without lookups explain only suspects the claim") {
+    Run r = causal_cli({"explain", "--group", at_end, "--topic", A, "--topic", C, "--format", "json", "--no-lookup"});
+    REQUIRE(r.rc == 4);
+    CHECK(only_root(Json::parse(r.out))["verdict"] == "suspected_frozen_seq_claim");
+  }
+
+  SECTION("the at-LSO joiner and the from-start joiner drain without help") {
+    CHECK(explain_json(at_lso, {A, C}, 0)["stuck"] == false);
+    CHECK(explain_json(from_start, {A, C}, 0)["stuck"] == false);
+  }
+}
+
+TEST_CASE("an open transaction on one partition: baseline shows the span, explain names the partition",
+          "[explain][broker]") {
+  const std::string T = causal::test::create_topic("explain-open", 2);
+  const std::string group = causal::test::unique_name("held-behind-txn");
+  causal::test::TransactionalProducer p;
+  p.begin();
+  p.send(T, {Record("in-txn-0", 1), Record("in-txn-1", 1)});  // T/1 offsets 0, 1: open
+  // A record on T/0 claims T/1@1, as an end-offset seed taken now (read_uncommitted) would.
+  causal::test::Producer w;
+  Stamp st;
+  st.origin(causal::test::unique_name("seeded"), 1).offset(T, 1, 1);
+  w.send(T, stamped("claims-open", 0, st));
+  causal::test::commit_offsets(group, T, {{0, 0}, {1, 0}});
+
+  Run b = causal_cli({"baseline", T, "--format", "json"});
+  REQUIRE(b.rc == 0);
+  Json bj = Json::parse(b.out);
+  const Json& p1 = bj["channels"][1];
+  REQUIRE(p1["partition"] == 1);
+  CHECK(p1["lso"] == 0);
+  CHECK(p1["high_watermark"] == 2);
+  CHECK(p1["open_span"] == 2);
+  CHECK(bj["channels"][0]["open_span"] == 0);
+  Run bt = causal_cli({"baseline", T});
+  CHECK(bt.out.find("OPEN_SPAN") != std::string::npos);
+
+  Json j = explain_json(group, {T}, 4);
+  const Json& root = only_root(j);
+  CHECK(root["verdict"] == "open_transaction");
+  CHECK(root["claim"]["topic"] == T);
+  CHECK(root["claim"]["partition"] == 1);
+  CHECK(root["lso"] == 0);
+  CHECK(root["log_end"] == 2);
+  CHECK(root["open_txn_since_ms"].is_number());
+  CHECK(root["summary"].get<std::string>().find(T + "/1") != std::string::npos);
+
+  p.commit();
+  CHECK(explain_json(group, {T}, 0)["stuck"] == false);
+}
+
+TEST_CASE("a dependency on a record not yet written: exit 4, then 0 once it is", "[explain][broker]") {
+  const std::string A = causal::test::create_topic("explain-unwritten-a", 1);
+  const std::string C = causal::test::create_topic("explain-unwritten-c", 1);
+  const std::string group = causal::test::unique_name("waits-for-a");
+  causal::test::Producer w;
+  w.send(A, Record("a0", 0));
+  Stamp st;
+  st.origin(causal::test::unique_name("future"), 1).offset(A, 0, 2);
+  w.send(C, stamped("needs-a2", 0, st));
+  causal::test::commit_offsets(group, A, {{0, 0}});
+  causal::test::commit_offsets(group, C, {{0, 0}});
+
+  Json j = explain_json(group, {A, C}, 4);
+  const Json& root = only_root(j);
+  CHECK(root["verdict"] == "not_appended");
+  CHECK(root["awaited_offset"] == 2);
+  CHECK(root["claim"]["topic"] == A);
+  Run text = causal_cli({"explain", "--group", group, "--topic", A, "--topic", C});
+  CHECK(text.rc == 4);
+  CHECK(text.out.find("NOT APPENDED") != std::string::npos);
+
+  w.send(A, {Record("a1", 0), Record("a2", 0)});
+  CHECK(explain_json(group, {A, C}, 0)["stuck"] == false);
+}
+
+TEST_CASE("baseline --apply refuses while the group has an active member and changes nothing",
+          "[baseline][broker]") {
+  const std::string T = causal::test::create_topic("baseline-active", 1);
+  const std::string group = causal::test::unique_name("active-group");
+  causal::test::Producer w;
+  w.send(T, {Record("x"), Record("y"), Record("z")});
+  causal::test::commit_offsets(group, T, {{0, 1}});
+
+  // A member that joins the group (subscribe) and stays in it.
+  auto member = causal::test::make_handle(RD_KAFKA_CONSUMER, {{"group.id", group},
+                                                             {"client.id", "the-active-member"},
+                                                             {"enable.auto.commit", "false"},
+                                                             {"auto.offset.reset", "earliest"}});
+  rd_kafka_poll_set_consumer(member.get());
+  rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(sub, T.c_str(), RD_KAFKA_PARTITION_UA);
+  REQUIRE(rd_kafka_subscribe(member.get(), sub) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_topic_partition_list_destroy(sub);
+  bool joined = causal::test::eventually(
+      [&] {
+        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(member.get(), 100)) rd_kafka_message_destroy(m);
+        rd_kafka_topic_partition_list_t* a = nullptr;
+        if (rd_kafka_assignment(member.get(), &a) != RD_KAFKA_RESP_ERR_NO_ERROR) return false;
+        bool has = a->cnt > 0;
+        rd_kafka_topic_partition_list_destroy(a);
+        return has;
+      },
+      std::chrono::seconds(30));
+  REQUIRE(joined);
+
+  Run r = causal_cli({"baseline", T, "--group", group, "--apply"});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("refusing") != std::string::npos);
+  CHECK(r.err.find("the-active-member") != std::string::npos);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
+
+  // The dry run (the default) says it would refuse, and writes nothing either.
+  Run dry = causal_cli({"baseline", T, "--group", group});
+  CHECK(dry.rc == 0);
+  CHECK(dry.out.find("dry run") != std::string::npos);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
+  rd_kafka_consumer_close(member.get());
+}
+
+TEST_CASE("baseline lists offsets in one ListOffsets request per broker per kind, not per partition",
+          "[baseline][broker]") {
+  const std::string T = causal::test::create_topic("baseline-batched", 8);
+  causal::test::Producer w;
+  w.send(T, {Record("a", 0), Record("b", 3), Record("c", 7)});
+  Run r = causal_cli({"baseline", T, "--format", "csv", "-X", "debug=protocol"});
+  REQUIRE(r.rc == 0);
+  // CSV as kafka-consumer-groups --reset-offsets --export writes it: topic,partition,offset.
+  CHECK(r.out.find(T + ",0,1\n") != std::string::npos);
+  CHECK(r.out.find(T + ",3,1\n") != std::string::npos);
+  CHECK(r.out.find(T + ",5,0\n") != std::string::npos);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 8);
+  // One broker: log start, LSO and high watermark are one request each, for all 8 partitions.
+  size_t sent = 0;
+  for (size_t at = 0; (at = r.err.find("Sent ListOffsetsRequest", at)) != std::string::npos; ++at) ++sent;
+  CHECK(sent == 3);
+}
+
+TEST_CASE("bad input: unknown group, unknown topic, unreadable or malformed snapshot", "[explain][broker]") {
+  const std::string T = causal::test::create_topic("explain-bad", 1);
+  Run g = causal_cli({"explain", "--group", causal::test::unique_name("no-such-group"), "--topic", T});
+  CHECK(g.rc == 1);
+  CHECK(g.err.find("unknown group") != std::string::npos);
+
+  const std::string group = causal::test::unique_name("exists");
+  causal::test::commit_offsets(group, T, {{0, 0}});
+  Run t = causal_cli({"explain", "--group", group, "--topic", "no-such-topic-here"});
+  CHECK(t.rc == 1);
+  CHECK(t.err.find("unknown topic 'no-such-topic-here'") != std::string::npos);
+
+  Run missing = causal_cli({"explain", "--snapshot", "/nonexistent/gate.json"});
+  CHECK(missing.rc == 2);
+  CHECK(missing.err.find("cannot read snapshot file '/nonexistent/gate.json'") != std::string::npos);
+
+  char path[] = "/tmp/causal-bad-snapshot-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, "{\"channels\": [", 14) == 14);
+  close(fd);
+  Run bad = causal_cli({"explain", "--snapshot", path});
+  CHECK(bad.rc == 2);
+  CHECK(bad.err.find("is not valid JSON") != std::string::npos);
+  std::ofstream(path) << R"({"version": 1, "channels": 7})";
+  Run wrong = causal_cli({"explain", "--snapshot", path});
+  CHECK(wrong.rc == 2);
+  CHECK(wrong.err.find("is not a gate snapshot") != std::string::npos);
+  std::remove(path);
+
+  Run neither = causal_cli({"explain"});
+  CHECK(neither.rc == 2);
+  Run apply_without_group = causal_cli({"baseline", T, "--apply"});
+  CHECK(apply_without_group.rc == 2);
+}
