@@ -121,12 +121,24 @@ RestoredLookupOutcome run_restored_lookup(std::string* trace) {
   }
   require(w.start_node(1), "x joins at the log end");
   require(w.start_node(0), "relay");
+  // The relay's emissions become visible on c/0 once appended and committed.
+  auto relay_commits = [&] {
+    const std::uint32_t rs = w.node(0).sender;
+    while (w.append(rs, C)) {
+    }
+    while (w.ack(rs, C)) {
+    }
+    require(w.commit(0), "relay commit");
+    require(w.complete_commit(0), "relay commit completes");
+  };
   require(w.fetch(0, B, 1), "relay delivers p#2 and relays the claim (a/0, p, 1) to c/0");
+  relay_commits();
   require(w.fetch(1, C), "x receives the relayed record, looks up p#1 below its baseline, delivers");
   require(w.commit(1), "x commits positions and resolution state");
   require(w.complete_commit(1), "x's commit completes");
   require(w.start_node(2), "y starts from x's committed positions and resolution state");
   require(w.fetch(0, B), "relay delivers p#4 and relays the claim (a/0, p, 3)");
+  relay_commits();
 
   RestoredLookupOutcome out;
   out.result = w.run();
