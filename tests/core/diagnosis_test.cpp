@@ -337,3 +337,88 @@ TEST_CASE("head age uses the facts' now", "[diagnosis]") {
   CHECK(to_json(d)["channels"][0]["head_age_ms"] == 3500);
 }
 
+// --- real gates -------------------------------------------------------------------------
+
+namespace {
+
+Clock seq_clock(Names& n, const char* topic, int p, const char* sender, SeqNo q, const char* self, SeqNo self_q) {
+  Clock c;
+  c.origin = Origin{n.sender(self), self_q};
+  c.claim_seq(n.channel(topic, p), n.sender(sender), q);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("real gate: an at-log-end joiner wedges on a frozen sequence claim; a from-start joiner does not",
+          "[diagnosis][gate]") {
+  // The liveness page's scenario: S's send #1 sits at a/0@0 (its commit marker at 1). The
+  // joiner baselines a at the log end (2); c/0@0 carries the claim (a, S, 1) relayed from
+  // custody by a node that does not consume a.
+  Names n;
+  const ChannelId a = n.channel("a", 0);
+  const ChannelId c = n.channel("c", 0);
+
+  Gate late(n);
+  late.add_channel(a, 2);
+  late.add_channel(c, 0);
+  late.receive({c, 0, seq_clock(n, "a", 0, "S", 1, "R", 1), 0, 100});
+  late.position_advance(c, 1);
+  late.position_advance(a, 2);
+  REQUIRE(late.held_count() == 1);
+
+  DiagnosisFacts f;
+  f.group = "late";
+  f.now = 600;
+  f.channels.push_back(facts("a", 0, 2, 2));
+  f.channels.push_back(facts("c", 0, 1, 1));
+  auto snap = take_snapshot(late);
+  auto unlocated = diagnose(snap, f);
+  CHECK(unlocated.stuck());
+  CHECK(root_of(unlocated, "c", 0).verdict == Verdict::suspected_frozen_seq_claim);
+
+  f.located.push_back({"a", 0, "S", 1, Offset{0}, 0, 2});
+  auto d = diagnose(snap, f);
+  const auto& r = root_of(d, "c", 0);
+  CHECK(r.verdict == Verdict::frozen_seq_claim);
+  CHECK(r.baseline == 2);
+  CHECK(*r.remedy == "causal baseline --group late --apply a/0@0");
+  CHECK(chan(d, "c", 0).head_age == 500);
+
+  // Applying the remedy = a gate baselined at 0 on a: it drains.
+  Gate rewound(n);
+  rewound.add_channel(a, 0);
+  rewound.add_channel(c, 0);
+  Clock sends;
+  sends.origin = Origin{n.sender("S"), 1};
+  rewound.receive({a, 0, sends, 0, 0});
+  rewound.receive({c, 0, seq_clock(n, "a", 0, "S", 1, "R", 1), 0, 100});
+  rewound.position_advance(a, 2);
+  rewound.position_advance(c, 1);
+  CHECK(rewound.held_count() == 0);
+  CHECK_FALSE(diagnose(take_snapshot(rewound), f).stuck());
+}
+
+TEST_CASE("real gate: a dependency on a record not yet written, then written", "[diagnosis][gate]") {
+  Names n;
+  const ChannelId a = n.channel("a", 0);
+  const ChannelId c = n.channel("c", 0);
+  Gate g(n);
+  g.add_channel(a, 0);
+  g.add_channel(c, 0);
+  Clock k;
+  k.claim(a, 3);
+  g.receive({c, 0, k, 0, 0});
+  g.receive({a, 0, Clock{}, 0, 0});
+  g.position_advance(a, 1);
+  DiagnosisFacts f;
+  f.channels.push_back(facts("a", 0, 1, 1));
+  f.channels.push_back(facts("c", 0, 1, 1));
+  auto d = diagnose(take_snapshot(g), f);
+  REQUIRE(d.stuck());
+  const auto& r = root_of(d, "c", 0);
+  CHECK(r.verdict == Verdict::not_appended);
+  CHECK(r.awaited_offset == 3);
+  for (Offset o = 1; o <= 3; ++o) g.receive({a, o, Clock{}, 0, 0});
+  CHECK_FALSE(diagnose(take_snapshot(g), f).stuck());
+}
