@@ -26,6 +26,7 @@ struct SimulateOptions {
   std::optional<int> channels, nodes, sources, sends;
   std::string faults = "all";
   bool no_lookups = false;
+  bool stateful_restarts = false;
   std::optional<std::uint64_t> step_budget;
   bool stop_at_first = false;
   std::string scenario;
@@ -97,6 +98,7 @@ Outcome run_simulate(const SimulateOptions& o) {
   knobs.sends = o.sends;
   knobs.lookups = !o.no_lookups;
   knobs.step_budget = o.step_budget;
+  knobs.stateful_restarts = o.stateful_restarts;
   std::string err;
   const auto faults = sim::parse_faults(o.faults, err);
   if (!faults) return std::unexpected(usage_error("--faults: " + err));
@@ -178,6 +180,9 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                  "(prefix '-' to remove one, e.g. all,-crash)")
       ->default_str("all");
   sub.add_flag("--no-lookups", opts->no_lookups, "Run every node and joiner without frozen-claim lookups");
+  sub.add_flag("--stateful-restarts", opts->stateful_restarts,
+               "Truth mode: a restarted node inherits what it had committed (not promised by the "
+               "protocol; measures the gap, see docs/verification.md)");
   sub.add_option("--step-budget", opts->step_budget, "Steps a world may take to drain (default 400000)");
   sub.add_flag("--stop-at-first", opts->stop_at_first, "Stop the sweep at the first failing world");
   sub.add_option("--scenario", opts->scenario,

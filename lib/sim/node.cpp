@@ -66,6 +66,7 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   n.gate->restore_resolution_state(n.committed_resolution);
   n.sender = new_sender(name, n.spec.eos, n.gate.get());
   Sender& s = senders_[n.sender];
+  if (config_.stateful_restarts) s.knowledge = n.committed_knowledge;
   for (ChannelIndex sink : n.spec.sinks) {
     const Offset end = logs_[sink].hwm();
     s.stamper->seed(sink, end);
@@ -230,6 +231,7 @@ void World::complete_flush(Node& n) {
   if (senders_[si].txn != kNoTxn) end_txn(si, true);
   for (ChannelId ch : n.gate->scope()) n.committed[ch] = n.gate->frontier(ch) + 1;
   n.committed_resolution = n.gate->resolution_state();
+  if (config_.stateful_restarts) n.committed_knowledge = senders_[si].knowledge;
   if (n.spec.eos) {
     for (RecordId r : n.uncommitted_effects) oracle_.effect_committed(n.index, r);
   }

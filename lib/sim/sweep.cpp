@@ -23,6 +23,7 @@ std::string repro_command(const std::string& program, std::uint64_t seed, const 
   if (faults != to_string(FaultMix{})) cmd += fmt::format(" --faults {}", faults);
   if (!k.lookups) cmd += " --no-lookups";
   if (k.step_budget) cmd += fmt::format(" --step-budget {}", *k.step_budget);
+  if (k.stateful_restarts) cmd += " --stateful-restarts";
   return cmd;
 }
 

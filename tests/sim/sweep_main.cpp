@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
       auto f = v ? parse_faults(v, err) : std::nullopt;
       if (!f) return usage(err.empty() ? "--faults needs a list" : err.c_str());
       opts.knobs.faults = *f;
+    } else if (a == "--stateful-restarts") {
+      opts.knobs.stateful_restarts = true;
     } else if (a == "--no-lookups") {
       opts.knobs.lookups = false;
     } else {

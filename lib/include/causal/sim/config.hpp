@@ -69,6 +69,11 @@ struct WorldConfig {
   // causal.clock header were dropped. The oracle must then report causal-order violations;
   // tests use it to show the oracle is not vacuous independently of the mutant builds.
   bool strip_clocks = false;
+  // Truth mode, off by default: a restarted incarnation inherits the knowledge its
+  // predecessor had at its last commit (a stateful processor whose committed state carries
+  // the effects of earlier deliveries). protocol.md does not promise this; it is here to
+  // measure the gap (docs/verification.md, "Truth across restarts").
+  bool stateful_restarts = false;
 };
 
 // The fault mix a sweep draws from. Each flag enables one kind of event in generated worlds.
@@ -90,6 +95,7 @@ struct Knobs {
   FaultMix faults;
   bool lookups = true;          // false: every node and joiner runs without lookups
   std::optional<std::uint64_t> step_budget;
+  bool stateful_restarts = false;  // see WorldConfig::stateful_restarts
 };
 
 WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs);

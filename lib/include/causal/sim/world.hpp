@@ -106,6 +106,7 @@ struct Node {
   bool flushing = false;  // commit (or abort) requested: no fetches until in_flight == 0
   bool abort_pending = false;
   std::vector<RecordId> uncommitted_effects;
+  Bits committed_knowledge;  // stateful_restarts: knowledge at the last commit
   int crashes_left = 0, aborts_left = 0, replays_left = 0;
   std::vector<ChannelIndex> growth_left;
 };
