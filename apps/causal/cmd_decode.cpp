@@ -343,7 +343,8 @@ class Printer {
     j["header_present"] = clock != nullptr;
     j["bytes"] = size;
     Clock empty;
-    for (auto& [k, v] : clock_to_json(clock ? *clock : empty, names_).items()) j[k] = v;
+    nlohmann::json cj = clock_to_json(clock ? *clock : empty, names_);
+    for (auto& [k, v] : cj.items()) j[k] = v;
     if (o_.format == Format::jsonl) {
       fmt::print("{}\n", j.dump());
     } else {
@@ -370,7 +371,7 @@ class Printer {
     }
     out += fmt::format("  {} bytes\n", size);
     if (clock->origin) {
-      out += fmt::format("  {:<7} origin={}:{}\n", "origin", names_.sender_name(clock->origin->sender), clock->origin->seq);
+      out += fmt::format("  {:<7} {}:{}\n", "origin", names_.sender_name(clock->origin->sender), clock->origin->seq);
     }
     auto j = clock_to_json(*clock, names_);  // canonical order
     for (const auto& c : j["claims"]) {
