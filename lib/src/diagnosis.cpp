@@ -212,7 +212,7 @@ class Diagnoser {
                               channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, *t.failed_offset));
       r.detail = "Nothing at or after an undecodable header is delivered on its channel (fail closed). Inspect the header; "
                  "the producer that wrote it must be fixed, and the record skipped only by an operator decision.";
-      r.remedy = fmt::format("causal decode --validate {}", offset_text(t.topic, t.partition, *t.failed_offset));
+      r.remedy = fmt::format("causal decode {}", offset_text(t.topic, t.partition, *t.failed_offset));
       return add_root(key_of(Verdict::failed_closed, claim, awaited), std::move(r));
     }
 

@@ -18,6 +18,10 @@
 
 #include "broker_env.hpp"
 #include "causal/codec.hpp"
+#include "causal/gate.hpp"
+#include "causal/kafka/offsets.hpp"
+#include "causal/resolution_state.hpp"
+#include "causal/snapshot.hpp"
 
 using causal::test::Record;
 using Json = nlohmann::json;
@@ -405,4 +409,92 @@ TEST_CASE("bad input: unknown group, unknown topic, unreadable or malformed snap
   CHECK(neither.rc == 2);
   Run apply_without_group = causal_cli({"baseline", T, "--apply"});
   CHECK(apply_without_group.rc == 2);
+}
+
+TEST_CASE("explain restores the resolution state saved in the commit metadata", "[explain][broker]") {
+  // A node delivered S's send #1 (a/0@0), committed a/0@1 with its resolution state, and
+  // stopped before c/0@0, which carries the relayed claim (a, S, 1), arrived. Restarted from
+  // the committed positions it must not hold c/0@0: delivered_seq says send #1 was delivered.
+  const std::string A = causal::test::create_topic("explain-rs-a", 1);
+  const std::string C = causal::test::create_topic("explain-rs-c", 1);
+  const std::string S = causal::test::unique_name("sender-S");
+  causal::test::Producer w;
+  Stamp send;
+  send.origin(S, 1);
+  REQUIRE(w.send(A, stamped("q", 0, send)) == 0);
+  Stamp relay;
+  relay.origin(causal::test::unique_name("relay"), 1).seq(A, 0, S, 1);
+  REQUIRE(w.send(C, stamped("relayed", 0, relay)) == 0);
+
+  causal::Names names;
+  std::vector<causal::ResolutionEntry> entries{{names.channel(A, 0), names.sender(S), 1}};
+  const std::string metadata = causal::encode_resolution_state(entries, names);
+  REQUIRE(metadata.rfind("causal1:", 0) == 0);
+
+  causal::kafka::ConnectionOptions conn;
+  conn.brokers = causal::test::bootstrap();
+  auto client = causal::kafka::OffsetsClient::open(conn);
+  REQUIRE(client);
+  const std::string with_state = causal::test::unique_name("restarted-with-state");
+  const std::string without_state = causal::test::unique_name("restarted-without-state");
+  std::vector<causal::kafka::OffsetsClient::NewOffset> saved{{{A, 0}, 1, metadata}, {{C, 0}, 0, ""}};
+  REQUIRE(client->alter_committed(with_state, saved));
+  std::vector<causal::kafka::OffsetsClient::NewOffset> bare{{{A, 0}, 1, ""}, {{C, 0}, 0, ""}};
+  REQUIRE(client->alter_committed(without_state, bare));
+
+  Json j = explain_json(with_state, {A, C}, 0);
+  CHECK(j["stuck"] == false);
+  bool restored = false;
+  for (const auto& c : j["source"]["committed"]) {
+    if (c["topic"] == A) restored = c["resolution_state"].get<bool>();
+  }
+  CHECK(restored);
+
+  // The same positions without the saved state: the claim's send sits below the baseline.
+  Json k = explain_json(without_state, {A, C}, 4);
+  const Json& root = only_root(k);
+  CHECK(root["verdict"] == "frozen_seq_claim");
+  CHECK(root["located_offset"] == 0);
+  CHECK(root["baseline"] == 1);
+}
+
+TEST_CASE("explain --snapshot reads a snapshot the library wrote", "[explain][broker]") {
+  causal::Names n;
+  const causal::ChannelId a = n.channel("snap-a", 0);
+  const causal::ChannelId c = n.channel("snap-c", 0);
+  causal::Gate gate(n);
+  gate.add_channel(a, 5);
+  gate.add_channel(c, 0);
+  causal::Clock claim;
+  claim.origin = causal::Origin{n.sender("R"), 1};
+  claim.claim_seq(a, n.sender("S"), 1);
+  gate.receive({c, 0, claim, 0, 0});
+  REQUIRE(gate.held_count() == 1);
+
+  char path[] = "/tmp/causal-snapshot-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(path) << causal::to_json(causal::take_snapshot(gate)).dump();
+  Run r = causal_cli({"explain", "--snapshot", path, "--group", "the-group", "--format", "json"});
+  REQUIRE(r.rc == 4);
+  Json j = Json::parse(r.out);
+  const Json& root = only_root(j);
+  CHECK(root["verdict"] == "suspected_frozen_seq_claim");
+  CHECK(root["remedy"] == "causal explain --group the-group --topic snap-a");
+  CHECK(j["source"]["snapshot"] == path);
+  Run text = causal_cli({"explain", "--snapshot", path});
+  CHECK(text.rc == 4);
+  CHECK(text.out.rfind("stuck:", 0) == 0);
+
+  // Once the send arrives the gate drains, and so does its snapshot's diagnosis.
+  causal::Clock s;
+  s.origin = causal::Origin{n.sender("S"), 1};
+  gate.receive({a, 5, s, 0, 0});
+  REQUIRE(gate.held_count() == 0);
+  std::ofstream(path) << causal::to_json(causal::take_snapshot(gate)).dump();
+  Run ok = causal_cli({"explain", "--snapshot", path});
+  CHECK(ok.rc == 0);
+  CHECK(ok.out.rfind("not stuck", 0) == 0);
+  std::remove(path);
 }
