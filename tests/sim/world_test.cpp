@@ -141,3 +141,80 @@ TEST_CASE("regression: restored resolution state does not suppress lookups") {
   CHECK(o.held_y == 0);
   CHECK(o.result.ok());
 }
+
+// A protocol-level gap, not a gate bug (docs/verification.md, "Truth across restarts"):
+// n delivers x (whose cause a sits on a/0) and commits without emitting; n restarts with an
+// empty custody; its next emission y carries no claim on a; m, consuming a/0 and n's sink
+// but not c/0, may deliver y before a. With a stateless processor (the default truth) y does
+// not depend on x; with a stateful one (its committed state carries x's effect) it does.
+TEST_CASE("stateful restarts: a restarted gate no longer restates its custody") {
+  enum : ChannelIndex { A = 0, C = 1, K = 2 };
+  for (const bool stateful : {false, true}) {
+    WorldConfig cfg;
+    cfg.channels = {{"a", 0}, {"c", 0}, {"k", 0}};
+    cfg.max_hops = 1;
+    cfg.stateful_restarts = stateful;
+    SourceSpec p;
+    p.name = "p";
+    p.sinks = {A};
+    p.seeded = false;
+    SourceSpec q = p;
+    q.name = "q";
+    q.sinks = {C};
+    cfg.sources = {p, q};
+    NodeSpec l;
+    l.name = "l";
+    l.scope = {A};
+    l.sinks = {C};
+    l.emit_per_mille = 1000;
+    NodeSpec n = l;
+    n.name = "n";
+    n.scope = {C};
+    n.sinks = {K};
+    NodeSpec m;
+    m.name = "m";
+    m.eos = false;
+    m.scope = {A, K};
+    cfg.nodes = {l, n, m};
+    World w(cfg);
+    auto flush = [&](std::uint32_t node, ChannelIndex sink) {
+      const std::uint32_t s = w.node(node).sender;
+      while (w.append(s, sink)) {
+      }
+      while (w.ack(s, sink)) {
+      }
+      REQUIRE(w.commit(node));
+      REQUIRE(w.complete_commit(node));
+    };
+    const std::uint32_t ps = w.source(0).sender, qs = w.source(1).sender;
+    REQUIRE(w.start_source(0));
+    REQUIRE(w.source_send(0, A));  // a
+    REQUIRE(w.append(ps, A));
+    REQUIRE(w.ack(ps, A));
+    REQUIRE(w.start_node(0));
+    REQUIRE(w.fetch(0, A));  // l delivers a, emits x (hop 1) to c/0
+    flush(0, C);
+    REQUIRE(w.start_node(1));
+    REQUIRE(w.fetch(1, C));  // n delivers x; hop limit: no emission
+    REQUIRE(w.commit(1));
+    REQUIRE(w.complete_commit(1));
+    REQUIRE(w.crash(1));
+    REQUIRE(w.restart(1));
+    REQUIRE(w.start_source(1));
+    REQUIRE(w.source_send(1, C));  // x2, unrelated to a
+    REQUIRE(w.append(qs, C));
+    REQUIRE(w.ack(qs, C));
+    REQUIRE(w.fetch(1, C));  // n (second incarnation) delivers x2, emits y to k/0
+    flush(1, K);
+    REQUIRE(w.start_node(2));
+    REQUIRE(w.fetch(2, K));  // m receives y before a: nothing in y's clock names a/0
+    CHECK(w.oracle().deliveries() >= 4);
+    const WorldResult r = w.run();
+    CHECK(r.drained);
+    bool misordered = false;
+    for (const auto& v : r.violations)
+      if (v.kind == ViolationKind::causal_order) misordered = true;
+    INFO("stateful truth: " << stateful);
+    CHECK(misordered == stateful);
+  }
+}
