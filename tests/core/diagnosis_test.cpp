@@ -81,7 +81,7 @@ const Root& root_of(const Diagnosis& d, const std::string& topic, int p, std::si
 
 }  // namespace
 
-TEST_CASE("nothing held: not stuck, no roots", "[diagnosis]") {
+TEST_CASE("nothing held: not stuck and no roots", "[diagnosis]") {
   GateSnapshot s;
   s.channels.push_back(channel("a", 0, 0, 9));
   auto d = diagnose(s);
@@ -128,7 +128,7 @@ TEST_CASE("offset claim inside an open transaction: names the pinning partition"
   CHECK(r.summary.find("a/1") != std::string::npos);
 }
 
-TEST_CASE("offset claim below the LSO: trailing skip when caught up, unfetched otherwise", "[diagnosis]") {
+TEST_CASE("offset claim below the LSO: trailing skip when caught up and unfetched otherwise", "[diagnosis]") {
   GateSnapshot s;
   auto c = channel("c", 0, 0, 2);
   hold(c, held(3, {offset_claim("a", 0, 5)}));
@@ -204,7 +204,7 @@ TEST_CASE("a wait cycle is reported as a bug", "[diagnosis]") {
   CHECK_FALSE(d.advice.empty());
 }
 
-TEST_CASE("a sequence claim located below the baseline is frozen; the remedy rewinds to it", "[diagnosis]") {
+TEST_CASE("a sequence claim located below the baseline is frozen - the remedy rewinds to it", "[diagnosis]") {
   GateSnapshot s;
   auto c = channel("c", 0, 0, 0);
   hold(c, held(1, {seq_claim("a", 0, "S", 1)}));
@@ -256,7 +256,7 @@ TEST_CASE("a frozen claim whose sender has later records on the channel is still
   CHECK(r2.remedy->find("causal explain") == 0);
 }
 
-TEST_CASE("without a lookup, a sender with no post-baseline presence is a suspected frozen claim", "[diagnosis]") {
+TEST_CASE("without a lookup - a sender with no post-baseline presence is a suspected frozen claim", "[diagnosis]") {
   GateSnapshot s;
   auto c = channel("c", 0, 0, 0);
   hold(c, held(1, {seq_claim("a", 0, "S", 1)}));
@@ -350,7 +350,7 @@ Clock seq_clock(Names& n, const char* topic, int p, const char* sender, SeqNo q,
 
 }  // namespace
 
-TEST_CASE("real gate: an at-log-end joiner wedges on a frozen sequence claim; a from-start joiner does not",
+TEST_CASE("real gate: an at-log-end joiner wedges on a frozen sequence claim - a from-start joiner does not",
           "[diagnosis][gate]") {
   // The liveness page's scenario: S's send #1 sits at a/0@0 (its commit marker at 1). The
   // joiner baselines a at the log end (2); c/0@0 carries the claim (a, S, 1) relayed from
@@ -399,7 +399,7 @@ TEST_CASE("real gate: an at-log-end joiner wedges on a frozen sequence claim; a 
   CHECK_FALSE(diagnose(take_snapshot(rewound), f).stuck());
 }
 
-TEST_CASE("real gate: a dependency on a record not yet written, then written", "[diagnosis][gate]") {
+TEST_CASE("real gate: a dependency on a record not yet written and then written", "[diagnosis][gate]") {
   Names n;
   const ChannelId a = n.channel("a", 0);
   const ChannelId c = n.channel("c", 0);

@@ -124,7 +124,7 @@ bool tail_available() {
 
 }  // namespace
 
-TEST_CASE("late joiners: the at-log-end joiner is stuck on a frozen sequence claim; the remedy is one command",
+TEST_CASE("late joiners: the at-log-end joiner is stuck on a frozen sequence claim - the remedy is one command",
           "[explain][broker]") {
   const std::string A = causal::test::create_topic("explain-late-a", 1);
   const std::string C = causal::test::create_topic("explain-late-c", 1);
@@ -248,7 +248,7 @@ TEST_CASE("late joiners: the at-log-end joiner is stuck on a frozen sequence cla
   }
 }
 
-TEST_CASE("an open transaction on one partition: baseline shows the span, explain names the partition",
+TEST_CASE("an open transaction on one partition: baseline shows the span and explain names the partition",
           "[explain][broker]") {
   const std::string T = causal::test::create_topic("explain-open", 2);
   const std::string group = causal::test::unique_name("held-behind-txn");
@@ -288,7 +288,7 @@ TEST_CASE("an open transaction on one partition: baseline shows the span, explai
   CHECK(explain_json(group, {T}, 0)["stuck"] == false);
 }
 
-TEST_CASE("a dependency on a record not yet written: exit 4, then 0 once it is", "[explain][broker]") {
+TEST_CASE("a dependency on a record not yet written: exit 4 and then 0 once it is", "[explain][broker]") {
   const std::string A = causal::test::create_topic("explain-unwritten-a", 1);
   const std::string C = causal::test::create_topic("explain-unwritten-c", 1);
   const std::string group = causal::test::unique_name("waits-for-a");
@@ -357,7 +357,7 @@ TEST_CASE("baseline --apply refuses while the group has an active member and cha
   rd_kafka_consumer_close(member.get());
 }
 
-TEST_CASE("baseline lists offsets in one ListOffsets request per broker per kind, not per partition",
+TEST_CASE("baseline lists offsets in one ListOffsets request per broker per kind and not per partition",
           "[baseline][broker]") {
   const std::string T = causal::test::create_topic("baseline-batched", 8);
   causal::test::Producer w;
@@ -375,7 +375,7 @@ TEST_CASE("baseline lists offsets in one ListOffsets request per broker per kind
   CHECK(sent == 3);
 }
 
-TEST_CASE("bad input: unknown group, unknown topic, unreadable or malformed snapshot", "[explain][broker]") {
+TEST_CASE("bad input: unknown group and unknown topic and unreadable or malformed snapshot", "[explain][broker]") {
   const std::string T = causal::test::create_topic("explain-bad", 1);
   Run g = causal_cli({"explain", "--group", causal::test::unique_name("no-such-group"), "--topic", T});
   CHECK(g.rc == 1);
