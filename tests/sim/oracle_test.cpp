@@ -72,7 +72,7 @@ TEST_CASE("oracle: same-channel cause appended after its effect is a structural 
   CHECK_FALSE(has(o, ViolationKind::causal_order));
 }
 
-TEST_CASE("oracle: fifo, duplicates, non-business deliveries, duplicate effects") {
+TEST_CASE("oracle: fifo and duplicates and non-business deliveries and duplicate effects") {
   Oracle o(1);
   const RecordId r0 = o.sent(0, {});
   const RecordId r1 = o.sent(0, {});

@@ -16,7 +16,7 @@ bool any_kind(const WorldResult& r, ViolationKind k) {
 }
 }  // namespace
 
-TEST_CASE("world: same seed, byte-identical trace, and tracing does not perturb the world") {
+TEST_CASE("world: the same seed gives a byte-identical trace and tracing does not perturb the world") {
   for (std::uint64_t seed : {1ULL, 7ULL, 42ULL, 1234ULL}) {
     const WorldConfig cfg = generate_config(seed, Knobs{});
     std::string t1, t2;
