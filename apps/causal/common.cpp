@@ -1,6 +1,8 @@
 #include "common.hpp"
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 namespace causal::cli {
@@ -24,17 +26,23 @@ std::string_view to_string(Format f) {
 }
 
 void add_format_option(CLI::App& sub, Format& f, std::initializer_list<Format> choices, Format deflt) {
-  std::map<std::string, Format> map;
-  std::string names;
-  for (Format c : choices) {
-    map.emplace(std::string(to_string(c)), c);
-    names += names.empty() ? "" : "|";
-    names += to_string(c);
-  }
+  // Parsed as a string and converted here: CLI11 2.1.2 cannot bind an enum directly.
+  std::vector<std::string> names;
+  for (Format c : choices) names.emplace_back(to_string(c));
   f = deflt;
-  sub.add_option("--format", f, "Output format: " + names)
-      ->transform(CLI::CheckedTransformer(map, CLI::ignore_case))
-      ->default_str(std::string(to_string(deflt)));
+  std::string help = "Output format: ";
+  for (const auto& n : names) help += (&n == names.data() ? "" : "|") + n;
+  help += " (default " + std::string(to_string(deflt)) + ")";
+  sub.add_option_function<std::string>(
+         "--format",
+         [&f, choices](const std::string& v) {
+           for (Format c : choices) {
+             if (v == to_string(c)) f = c;
+           }
+         },
+         help)
+      ->check(CLI::IsMember(names, CLI::ignore_case))
+      ->type_name("FORMAT");
 }
 
 bool use_colour(int fd) {
