@@ -302,7 +302,6 @@ bool Gate::offset_satisfied(const OffsetClaim& c) const {
 }
 
 bool Gate::seq_satisfied(const SeqClaim& c) const {
-  if (!on(Rule::seq_resolution)) return true;
   if (c.channel >= channels_.size()) return false;
   const SeqEntry* e = find_seq(channels_[c.channel], c.sender);
   return e != nullptr && e->seq >= c.seq;
@@ -366,7 +365,10 @@ void Gate::deliver_head(ChannelId ch) {
   --held_total_;
   // 9 deliver: the frontier advances to the delivered offset; wake what it releases.
   raise_frontier(ch, offset, Release::frontier, offset);
-  if (origin) raise_delivered_seq(ch, origin->sender, origin->seq, true, Release::seq_resolved, offset);
+  // Sequence-claim resolution: the delivered send number resolves claims on it.
+  if (origin && on(Rule::seq_resolution)) {
+    raise_delivered_seq(ch, origin->sender, origin->seq, true, Release::seq_resolved, offset);
+  }
   if (!st.queue.empty()) {
     became_head(ch, /*at_receive=*/false);
   } else if (on(Rule::remembered_position)) {

@@ -18,7 +18,7 @@ enum class Rule {
   replay_guard,         // step 1: offsets at or below the frontier are dropped
   self_channel,         // step 6: claims on the record's own channel are ignored
   own_sender_seq,       // step 6: sequence claims naming the record's own sender are ignored
-  seq_resolution,       // step 8: sequence claims wait for delivered_seq
+  seq_resolution,       // steps 8-9: a delivery resolves sequence claims on its send (delivered_seq)
   own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
 };
 
