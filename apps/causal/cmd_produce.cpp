@@ -35,8 +35,8 @@ Outcome run_produce(const ProduceOptions& o);
 void setup_produce(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<ProduceOptions>();
   sub.add_option("sinks", o->sinks,
-                 "TOPIC or TOPIC/PARTITION to produce to; the first is the default for records that name no "
-                 "topic; every partition of each topic is seeded with its end offset")
+                 "Sinks: TOPIC (every partition) or TOPIC/PARTITION (that one); each sink partition is seeded "
+                 "with its end offset; the first sink is the default for records that name no topic")
       ->required();
   add_kafka_options(sub, o->connection);
   sub.add_option("--input", o->input, "Input format: jsonl (one object per line) or text (one value per line)")
@@ -188,7 +188,9 @@ Outcome run_produce(const ProduceOptions& o) {
   if (!o.sender.empty()) po.sender = o.sender;
   if (transactional) po.transactional_id = o.transactional_id;
   for (const auto& s : sinks) {
-    if (std::find(po.sink_topics.begin(), po.sink_topics.end(), s.topic) == po.sink_topics.end()) {
+    if (s.partition >= 0) {
+      po.sink_channels.emplace_back(s.topic, s.partition);
+    } else if (std::find(po.sink_topics.begin(), po.sink_topics.end(), s.topic) == po.sink_topics.end()) {
       po.sink_topics.push_back(s.topic);
     }
   }
@@ -253,10 +255,13 @@ Outcome run_produce(const ProduceOptions& o) {
     }
     kafka::OutRecord rec;
     const Sink* sink = &sinks.front();
-    if (!p.topic.empty()) {
+    if (!p.topic.empty() || p.partition >= 0) {
+      // The sink naming this record's topic (and partition, where sinks name partitions).
+      std::string_view want = p.topic.empty() ? std::string_view(sinks.front().topic) : std::string_view(p.topic);
       sink = nullptr;
       for (const auto& s : sinks) {
-        if (s.topic == p.topic) sink = &s;
+        if (s.topic != want) continue;
+        if (!sink || s.partition == p.partition || s.partition < 0) sink = &s;
       }
       if (!sink) {
         outcome = std::unexpected(usage_error(
@@ -266,6 +271,13 @@ Outcome run_produce(const ProduceOptions& o) {
     }
     rec.topic = sink->topic;
     rec.partition = p.partition >= 0 ? p.partition : sink->partition;
+    if (sink->partition >= 0 && rec.partition != sink->partition) {
+      // The sinks named TOPIC/P are the channels seeded; another partition needs naming TOPIC.
+      outcome = std::unexpected(usage_error(fmt::format(
+          "stdin line {}: partition {} is not a sink: the command line names {}/{} only (name the topic instead)",
+          lineno, rec.partition, sink->topic, sink->partition)));
+      break;
+    }
     if (p.key) rec.key = *p.key;
     if (p.value) rec.value = *p.value;
     for (const auto& [n, v] : p.headers) {

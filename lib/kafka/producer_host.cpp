@@ -95,27 +95,41 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   // Seeds: the high watermark of every sink partition, from a read_uncommitted handle.
   HandlePtr meta;
   int tmo = static_cast<int>(opts.timeout.count());
+  std::vector<std::pair<std::string, std::int32_t>> to_seed;
   for (const auto& t : opts.sink_topics) {
     auto topic = h->topic(t);
     if (!topic) return std::unexpected(topic.error());
-    if (!opts.stamp) continue;
+    for (int p = 0; p < (*topic)->partitions; ++p) to_seed.emplace_back(t, p);
+  }
+  for (const auto& [t, p] : opts.sink_channels) {
+    auto topic = h->topic(t);
+    if (!topic) return std::unexpected(topic.error());
+    if (p < 0 || p >= (*topic)->partitions) {
+      return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition(s); partition {} does not exist", t,
+                                                       (*topic)->partitions, p)));
+    }
+    to_seed.emplace_back(t, p);
+  }
+  for (const auto& [t, p] : to_seed) {
+    if (!opts.stamp) break;
     if (!meta) {
       auto m = make_client(RD_KAFKA_CONSUMER, opts.connection,
                            {{"client.id", "causal-produce-seed"}, {"isolation.level", "read_uncommitted"}}, h->log_);
       if (!m) return std::unexpected(m.error());
       meta = std::move(*m);
     }
-    for (int p = 0; p < (*topic)->partitions; ++p) {
-      int64_t lo = 0, hi = 0;
-      auto e = rd_kafka_query_watermark_offsets(meta.get(), t.c_str(), p, &lo, &hi, tmo);
-      if (e) {
-        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot read the end offset for the seed: {}", t,
-                                                         p, h->brokers_, rd_kafka_err2str(e))));
-      }
-      ChannelId c = names.channel((*topic)->id, p);
-      h->stamper_->seed(c, hi);
-      h->seeds_.emplace_back(c, hi);
+    int64_t lo = 0, hi = 0;
+    auto e = rd_kafka_query_watermark_offsets(meta.get(), t.c_str(), p, &lo, &hi, tmo);
+    if (e) {
+      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot read the end offset for the seed: {}", t, p,
+                                                       h->brokers_, rd_kafka_err2str(e))));
     }
+    ChannelId c = names.channel(t, p);
+    bool dup = false;
+    for (const auto& sd : h->seeds_) dup = dup || sd.first == c;
+    if (dup) continue;
+    h->stamper_->seed(c, hi);
+    h->seeds_.emplace_back(c, hi);
   }
   if (opts.transactional_id) {
     if (rd_kafka_error_t* e = rd_kafka_init_transactions(rk, tmo)) {

@@ -3,7 +3,8 @@
 //
 //   - sender identity: fresh per run, "<prefix>-<16 hex digits>" (a restart is a new sender);
 //     origin (sender, send number) on every record, send numbers from 1 over all sinks
-//   - end-offset seeds: every partition of every sink topic is seeded at open() with its end
+//   - end-offset seeds: every sink partition (every partition of a sink topic, or the one
+//     sink channel named) is seeded at open() with its end
 //     offset (high watermark, read_uncommitted ListOffsets), so every stamp claims
 //     (sink, end - 1): everything appended to the sinks before this run precedes its records
 //   - own sends: offset claims from delivery reports; in transactional mode a sequence claim
@@ -56,6 +57,10 @@ struct ProducerOptions {
   std::optional<std::string> sender;            // exact sender identity (tests); else prefix-hex
   std::optional<std::string> transactional_id;  // transactional mode when set
   std::vector<std::string> sink_topics;         // every partition is seeded at open()
+  // Single-partition sinks (topic, partition): only that partition is seeded. A sink is a
+  // channel the sender produces to; naming one partition keeps the seed from claiming the
+  // topic's other partitions.
+  std::vector<std::pair<std::string, std::int32_t>> sink_channels;
   bool wait_acks = false;                       // see the file comment
   bool stamp = true;                            // false: no causal.clock header (plain records)
   std::chrono::milliseconds timeout{30000};     // connect, seed, flush, commit

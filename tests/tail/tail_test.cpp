@@ -1,0 +1,389 @@
+// causal tail / produce against the REAL test broker (fixture kafka_broker), by running the
+// built `causal` binary ($CAUSAL_BIN overrides the path) and reading its output.
+// Nothing here skips: an unreachable broker fails every test (broker_env.hpp throws).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "broker_env.hpp"
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+namespace t = causal::test;
+
+namespace {
+
+std::string causal_bin() {
+  if (const char* e = std::getenv("CAUSAL_BIN"); e && *e) return e;
+  return CAUSAL_BIN;
+}
+
+std::string tmpdir() {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/causal-tail-test-XXXXXX";
+    return std::string(mkdtemp(tmpl));
+  }();
+  return dir;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+// Runs `causal ARGS` with `input` on stdin; returns exit code, stdout, stderr.
+Run run_causal(const std::string& args, const std::string& input = "") {
+  static int n = 0;
+  std::string base = tmpdir() + "/run" + std::to_string(++n);
+  {
+    std::ofstream in(base + ".in", std::ios::binary);
+    in << input;
+  }
+  std::string cmd = quote(causal_bin()) + " " + args + " < " + base + ".in > " + base + ".out 2> " + base + ".err";
+  auto t0 = std::chrono::steady_clock::now();
+  int rc = std::system(cmd.c_str());
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+  r.out = slurp(base + ".out");
+  r.err = slurp(base + ".err");
+  return r;
+}
+
+std::string brokers() { return "-b " + t::bootstrap(); }
+
+std::vector<json> lines(const std::string& out) {
+  std::vector<json> v;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) v.push_back(json::parse(line));  // throws on a partial line
+  }
+  return v;
+}
+
+std::vector<json> records(const std::vector<json>& all) {
+  std::vector<json> v;
+  for (const auto& j : all) {
+    if (!j.contains("event")) v.push_back(j);
+  }
+  return v;
+}
+
+void produce(const std::string& sinks, const std::string& jsonl, const std::string& extra = "") {
+  Run r = run_causal("produce " + brokers() + " " + extra + " " + sinks, jsonl);
+  INFO("produce stderr: " << r.err);
+  REQUIRE(r.code == 0);
+}
+
+// Every claim of every printed record on a printed channel is respected: no record at or
+// below the claimed offset on that channel is printed after it.
+void check_causal_order(const std::vector<json>& recs) {
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    const auto& clock = recs[i]["clock"];
+    if (clock.is_null()) continue;
+    for (const auto& c : clock["claims"]) {
+      for (std::size_t k = i + 1; k < recs.size(); ++k) {
+        bool same_channel = recs[k]["topic"] == c["topic"] && recs[k]["partition"] == c["partition"];
+        INFO("record " << recs[i].dump() << " printed before " << recs[k].dump());
+        CHECK_FALSE((same_channel && recs[k]["offset"].get<long>() <= c["offset"].get<long>()));
+      }
+    }
+  }
+}
+
+// The counters line: "bridges: A at receive, B behind a held head, C by position advance".
+std::array<long, 3> bridges(const std::string& err) {
+  auto p = err.find("bridges: ");
+  REQUIRE(p != std::string::npos);
+  std::array<long, 3> v{};
+  REQUIRE(std::sscanf(err.c_str() + p, "bridges: %ld at receive, %ld behind a held head, %ld by position advance",
+                      &v[0], &v[1], &v[2]) == 3);
+  return v;
+}
+
+std::string claim_json(const std::string& topic, int p, long off) {
+  return R"("claims":[{"topic":")" + topic + R"(","partition":)" + std::to_string(p) + R"(,"offset":)" +
+         std::to_string(off) + "}]";
+}
+
+}  // namespace
+
+TEST_CASE("effects appended before their causes are held, then delivered after them; clockless records flow") {
+  std::string topic = t::create_topic("tail-effects", 3);
+  // Tail first, so that the effect is received before its cause exists.
+  std::string out = tmpdir() + "/effects.out", err = tmpdir() + "/effects.err";
+  std::string cmd = "exec " + quote(causal_bin()) + " tail " + brokers() + " --format jsonl --show-held -c 4 " + topic +
+                    " > " + out + " 2> " + err;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(3s);
+  // p1@0 "payment" claims p0@0, which does not exist yet; p2 has a clockless record.
+  produce(topic + "/1", "{\"value\":\"payment\"," + claim_json(topic, 0, 0) + "}\n");
+  produce(topic + "/2", "{\"value\":\"plain\"}\n", "--no-stamp");
+  std::this_thread::sleep_for(2s);
+  produce(topic + "/0", "{\"value\":\"order\"}\n");
+  produce(topic + "/2", "{\"value\":\"plain-2\"}\n", "--no-stamp");
+  int status = 0;
+  auto until = std::chrono::steady_clock::now() + 30s;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      FAIL("tail did not print 4 records within 30 s: " << slurp(out) << slurp(err));
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  INFO(slurp(out) << slurp(err));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  auto all = lines(slurp(out));
+  auto recs = records(all);
+  REQUIRE(recs.size() == 4);
+  std::vector<std::string> values;
+  for (const auto& r : recs) values.push_back(r["value"]);
+  auto pos = [&](const std::string& v) { return std::find(values.begin(), values.end(), v) - values.begin(); };
+  CHECK(pos("order") < pos("payment"));
+  CHECK(pos("plain") < pos("order"));  // not held behind the payment on another partition
+  const json& payment = recs[pos("payment")];
+  CHECK(payment["released_by"]["reason"] == "frontier");
+  CHECK(payment["released_by"]["channel"] == topic + "/0");
+  CHECK(payment["held_ms"].get<double>() > 500);
+  CHECK(recs[pos("plain")]["clock"].is_null());
+  CHECK(recs[pos("plain")]["released_by"]["reason"] == "immediate");
+  bool hold_seen = false;
+  for (const auto& e : all) {
+    if (e.value("event", "") == "hold" && e["partition"] == 1) {
+      hold_seen = true;
+      CHECK(e["waiting_for"]["partition"] == 0);
+      CHECK(e["waiting_for"]["offset"] == 0);
+    }
+  }
+  CHECK(hold_seen);
+  check_causal_order(recs);
+}
+
+TEST_CASE("interleaved committed and aborted transactions: exactly the committed records, in causal order") {
+  std::string topic = t::create_topic("tail-txn", 2);
+  std::string in;
+  std::set<std::string> committed;
+  for (int txn = 0; txn < 6; ++txn) {
+    bool abort = txn % 2 == 1;
+    for (int i = 0; i < 3; ++i) {
+      std::string v = "t" + std::to_string(txn) + "-" + std::to_string(i);
+      in += "{\"value\":\"" + v + "\",\"partition\":" + std::to_string((txn + i) % 2) + "}\n";
+      if (!abort) committed.insert(v);
+    }
+    in += abort ? "{\"transaction\":\"abort\"}\n" : "{\"transaction\":\"commit\"}\n";
+  }
+  produce(topic, in, "--transactional-id " + t::unique_name("tail-txn"));
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl --show-held " + topic);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE(r.seconds < 20);
+  auto recs = records(lines(r.out));
+  std::set<std::string> got;
+  for (const auto& j : recs) got.insert(j["value"].get<std::string>());
+  CHECK(got == committed);
+  CHECK(recs.size() == committed.size());
+  check_causal_order(recs);
+  // Every stamp claims the latest acknowledged own send on both partitions, aborted ones
+  // included: those claims are satisfied only by bridging over markers and aborted records.
+  auto b = bridges(r.err);
+  CHECK(b[0] + b[1] + b[2] > 0);
+  CHECK(r.err.find("0 still held") != std::string::npos);
+}
+
+TEST_CASE("a claim on a trailing transaction marker is released by the position advance; -e exits") {
+  std::string topic = t::create_topic("tail-marker", 2);
+  // One committed record on p0: the record at 0, the commit marker at 1, end offset 2.
+  produce(topic + "/0", "{\"value\":\"cause\"}\n", "--transactional-id " + t::unique_name("tail-marker"));
+  REQUIRE(t::eventually([&] { return t::last_stable_offset(topic, 0) == 2; }));
+  // A new sender seeds p0's end offset right after the commit: it claims p0@1, the marker.
+  produce(topic, "{\"value\":\"effect\",\"partition\":1}\n");
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl --show-held " + topic);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.seconds < 15);
+  auto recs = records(lines(r.out));
+  REQUIRE(recs.size() == 2);
+  const json& effect = recs[0]["value"] == "effect" ? recs[0] : recs[1];
+  REQUIRE(effect["value"] == "effect");
+  bool claims_marker = false;
+  for (const auto& c : effect["clock"]["claims"]) {
+    if (c["topic"] == topic && c["partition"] == 0 && c["offset"] == 1) claims_marker = true;
+  }
+  CHECK(claims_marker);
+  CHECK(recs[1]["value"] == "effect");  // after the cause either way
+  auto reason = effect["released_by"]["reason"];
+  CHECK((reason == "immediate" || reason == "position_advance"));
+  // No record exists at p0@1: only a position advance can have raised p0's frontier to 1.
+  CHECK(bridges(r.err)[2] >= 1);
+}
+
+TEST_CASE("a malformed causal.clock fails its partition closed: exit 3, nothing after it there") {
+  std::string topic = t::create_topic("tail-bad", 2);
+  produce(topic + "/0", "{\"value\":\"good-0\"}\n", "--no-stamp");
+  // Version byte 0xff: undecodable.
+  produce(topic + "/0",
+          "{\"value\":\"bad\",\"headers\":[{\"name\":\"causal.clock\",\"value\":\"/wA=\",\"value_encoding\":\"base64\"}]}\n"
+          "{\"value\":\"after-bad\"}\n",
+          "--no-stamp");
+  produce(topic + "/1", "{\"value\":\"other-1\"}\n", "--no-stamp");
+  produce(topic + "/1", "{\"value\":\"other-2\"," + claim_json(topic, 0, 0) + "}\n");
+  produce(topic + "/1", "{\"value\":\"needs-bad\"," + claim_json(topic, 0, 1) + "}\n");
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl " + topic);
+  INFO(r.out << r.err);
+  CHECK(r.code == 3);
+  CHECK(r.err.find(topic + "/0@1") != std::string::npos);
+  CHECK(r.err.find("causal.clock") != std::string::npos);
+  std::set<std::string> got;
+  for (const auto& j : records(lines(r.out))) got.insert(j["value"].get<std::string>());
+  CHECK(got == std::set<std::string>{"good-0", "other-1", "other-2"});
+}
+
+TEST_CASE("unreachable brokers: exit 1 within 15 s with a clear error") {
+  auto t0 = std::chrono::steady_clock::now();
+  Run r = run_causal("tail -b 127.0.0.1:1 -e some-topic");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(s < 15);
+  CHECK(r.err.find("cannot reach the Kafka brokers at 127.0.0.1:1") != std::string::npos);
+}
+
+TEST_CASE("unknown topic: exit 1 naming it") {
+  std::string name = t::unique_name("tail-no-such-topic");
+  Run r = run_causal("tail " + brokers() + " -e " + name);
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("unknown topic '" + name + "'") != std::string::npos);
+}
+
+TEST_CASE("SIGINT mid-stream: a clean summary and no half-printed line") {
+  std::string topic = t::create_topic("tail-sigint", 1);
+  std::string in;
+  for (int i = 0; i < 2000; ++i) in += "{\"value\":\"" + std::string(200, 'x') + std::to_string(i) + "\"}\n";
+  produce(topic, in);
+  std::string out = tmpdir() + "/sigint.out", err = tmpdir() + "/sigint.err";
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::string cmd = "exec " + quote(causal_bin()) + " tail " + brokers() + " --format jsonl " + topic + " > " + out +
+                      " 2> " + err;
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+    _exit(127);
+  }
+  REQUIRE(t::eventually([&] { return slurp(out).size() > 0; }, 15s));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  std::string o = slurp(out);
+  INFO(slurp(err));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  REQUIRE(!o.empty());
+  CHECK(o.back() == '\n');
+  CHECK_NOTHROW(lines(o));
+  CHECK(slurp(err).find("delivered") != std::string::npos);
+}
+
+TEST_CASE("on a topic without clocks, tail reads what kcat reads with read_committed, record for record") {
+  std::string topic = t::create_topic("tail-kcat", 3);
+  std::string in;
+  for (int txn = 0; txn < 8; ++txn) {
+    for (int i = 0; i < 5; ++i) {
+      std::string key = (i % 2) ? "null" : "\"k" + std::to_string(i) + "\"";
+      in += "{\"key\":" + key + ",\"value\":\"v" + std::to_string(txn) + "-" + std::to_string(i) + "\"}\n";
+    }
+    in += txn % 3 == 2 ? "{\"transaction\":\"abort\"}\n" : "{\"transaction\":\"commit\"}\n";
+  }
+  produce(topic, in, "--no-stamp --transactional-id " + t::unique_name("tail-kcat"));
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl " + topic);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::string kout = tmpdir() + "/kcat.out";
+  std::string kcmd = "kcat -C -b " + t::bootstrap() + " -t " + topic +
+                     " -o beginning -e -J -q -X isolation.level=read_committed > " + kout + " 2>/dev/null";
+  REQUIRE(std::system(kcmd.c_str()) == 0);
+  using Key = std::tuple<int, long, json, json>;  // partition, offset, key, value
+  std::set<Key> ours, theirs;
+  std::map<int, std::vector<long>> our_order;
+  for (const auto& j : records(lines(r.out))) {
+    ours.insert({j["partition"].get<int>(), j["offset"].get<long>(), j["key"], j["value"]});
+    our_order[j["partition"].get<int>()].push_back(j["offset"].get<long>());
+  }
+  for (const auto& j : lines(slurp(kout))) {
+    theirs.insert({j["partition"].get<int>(), j["offset"].get<long>(), j["key"], j["payload"]});
+  }
+  CHECK(ours.size() == 30);  // 8 transactions of 5, 2 of them aborted
+  CHECK(ours == theirs);
+  for (auto& [p, offs] : our_order) CHECK(std::is_sorted(offs.begin(), offs.end()));
+}
+
+TEST_CASE("produce then tail round-trips keys, values and headers byte for byte, binary included") {
+  std::string topic = t::create_topic("tail-roundtrip", 1);
+  // Bytes that are not UTF-8, NUL, control characters, quotes, non-ASCII text, empty values.
+  std::string in =
+      R"({"key":"AP8BgA==","key_encoding":"base64","value":"3q2+7wAK","value_encoding":"base64",)"
+      R"("headers":[{"name":"h","value":"1"},{"name":"h","value":"2"},{"name":"bin","value":"gICA","value_encoding":"base64"},{"name":"nul","value":null},{"name":"empty","value":""}]})"
+      "\n"
+      R"({"key":"ключ \"q\" \\ \n","value":"é\u0000\u0001\t","headers":[]})"
+      "\n"
+      R"({"value":null})"
+      "\n";
+  produce(topic, in);
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl " + topic);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  auto recs = records(lines(r.out));
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0]["key"] == "AP8BgA==");
+  CHECK(recs[0]["key_encoding"] == "base64");
+  CHECK(recs[0]["value"] == "3q2+7wAK");
+  CHECK(recs[0]["value_encoding"] == "base64");
+  json h = json::array();
+  for (const auto& x : recs[0]["headers"]) {
+    if (x["name"] != "causal.clock") h.push_back(x);
+  }
+  CHECK(h == json::parse(R"([{"name":"h","value":"1"},{"name":"h","value":"2"},)"
+                         R"({"name":"bin","value":"gICA","value_encoding":"base64"},)"
+                         R"({"name":"nul","value":null},{"name":"empty","value":""}])"));
+  CHECK(recs[0]["headers"].back()["name"] == "causal.clock");  // appended after the user's
+  CHECK(recs[1]["key"] == "ключ \"q\" \\ \n");
+  CHECK(recs[1]["value"] == std::string("é\0\1\t", 5));
+  CHECK_FALSE(recs[1].contains("value_encoding"));
+  CHECK(recs[2]["value"].is_null());
+  CHECK(recs[2]["key"].is_null());
+}
