@@ -1,6 +1,7 @@
 #include "causal/diagnosis.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <tuple>
 
@@ -44,6 +45,16 @@ using ChannelKey = std::pair<std::string, std::int32_t>;
 
 std::string channel_text(std::string_view topic, std::int32_t partition) {
   return fmt::format("{}/{}", topic, partition);
+}
+
+// "2026-11-30T04:58:19.123Z" for a timestamp in ms since the epoch.
+std::string utc_text(std::int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", buf, ms % 1000);
 }
 
 std::string claim_text(const ClaimView& c) {
@@ -349,7 +360,9 @@ class Diagnoser {
             "A transaction still open on {} pins its last stable offset at {}{}; a read_committed consumer sees nothing "
             "at or above it until the transaction commits or aborts (at most transaction.timeout.ms).",
             channel_text(t.topic, t.partition), *cf->lso,
-            r.open_txn_since_ms ? fmt::format(" (its first record there has timestamp {} ms)", *r.open_txn_since_ms) : "");
+            r.open_txn_since_ms ? fmt::format(" since {} (the timestamp of its first record there)",
+                                              utc_text(*r.open_txn_since_ms))
+                                : "");
         break;
       case Verdict::trailing_skip:
         r.summary = fmt::format("trailing skip: {} waits on {}, below the LSO {} with nothing left to fetch", who, what,
@@ -477,7 +490,7 @@ nlohmann::json to_json(const Diagnosis& d) {
         {"located_offset", opt(r.located_offset)},
         {"baseline", opt(r.baseline)},
         {"lso", opt(r.lso)},
-        {"log_end", opt(r.log_end)},
+        {"high_watermark", opt(r.log_end)},
         {"open_txn_since_ms", opt(r.open_txn_since_ms)},
         {"cycle", r.cycle},
     });
@@ -503,7 +516,7 @@ nlohmann::json to_json(const Diagnosis& d) {
         {"head_offset", opt(c.head_offset)},
         {"head_age_ms", opt(c.head_age)},
         {"lso", opt(c.lso)},
-        {"log_end", opt(c.log_end)},
+        {"high_watermark", opt(c.log_end)},
         {"failed", c.failed},
         {"failed_offset", opt(c.failed_offset)},
         {"claims", claims},
@@ -527,7 +540,7 @@ std::string to_text(const Diagnosis& d) {
     out += fmt::format("  {:<24} baseline {:<8} frontier {:<8}", channel_text(c.topic, c.partition), c.baseline,
                        c.frontier);
     if (c.lso) out += fmt::format(" lso {}", *c.lso);
-    if (c.log_end) out += fmt::format(" log_end {}", *c.log_end);
+    if (c.log_end) out += fmt::format(" high_watermark {}", *c.log_end);
     if (c.failed) out += fmt::format(" FAILED CLOSED at {}", c.failed_offset.value_or(-1));
     if (!c.head_offset) {
       out += "  nothing held\n";

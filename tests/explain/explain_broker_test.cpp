@@ -280,9 +280,13 @@ TEST_CASE("an open transaction on one partition: baseline shows the span and exp
   CHECK(root["claim"]["topic"] == T);
   CHECK(root["claim"]["partition"] == 1);
   CHECK(root["lso"] == 0);
-  CHECK(root["log_end"] == 2);
+  CHECK(root["high_watermark"] == 2);
   CHECK(root["open_txn_since_ms"].is_number());
   CHECK(root["summary"].get<std::string>().find(T + "/1") != std::string::npos);
+  Run text = causal_cli({"explain", "--group", group, "--topic", T});
+  CHECK(text.rc == 4);
+  CHECK(text.out.find("OPEN TRANSACTION") != std::string::npos);
+  if (std::getenv("CAUSAL_TEST_SHOW")) fmt::print("{}\n", text.out);
 
   p.commit();
   CHECK(explain_json(group, {T}, 0)["stuck"] == false);
