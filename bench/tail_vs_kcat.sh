@@ -4,7 +4,7 @@
 #   bench/tail_vs_kcat.sh            uses $CAUSAL_BROKERS, or starts scripts/test-broker (and stops it)
 #
 # Environment: CAUSAL_BIN (default build/apps/causal), RECORDS (1000000), PARTITIONS (4),
-# ROUNDS (2).
+# ROUNDS (2), TOPIC (reuse an already filled topic instead of filling a new one).
 #
 # Fills a fresh topic with RECORDS records of 100-byte values through `causal produce`: every
 # record carries a causal.clock with its origin and one offset claim per partition (4 claims:
@@ -60,6 +60,10 @@ int main(int argc, char **argv) {
 }
 C
 cc -O1 -o "$work/create_topic" "$work/create_topic.c" -lrdkafka
+topic="${TOPIC:-}"
+if [[ -n "$topic" ]]; then
+  echo "tail_vs_kcat: reusing $topic (it must hold exactly RECORDS=$records records)" >&2
+else
 topic="causal-bench-$(date +%s)-$RANDOM"
 "$work/create_topic" "$CAUSAL_BROKERS" "$topic" "$partitions"
 sleep 1
@@ -70,7 +74,9 @@ awk -v n="$records" 'BEGIN { for (i = 0; i < n; i++) printf "%0100d\n", i }' |
   "$bin" produce --input text "$topic" 2>"$work/produce.err" || { cat "$work/produce.err" >&2; exit 1; }
 t1=$(date +%s.%N)
 echo "tail_vs_kcat: filled in $(echo "$t1 - $t0" | bc) s ($(cat "$work/produce.err"))" >&2
-"$bin" tail -c 1 --format jsonl "$topic" | head -c 600 >&2; echo >&2
+fi
+{ "$bin" tail -c 1 -q --format jsonl "$topic" 2>/dev/null || true; } | head -c 600 >&2
+echo >&2
 
 time_it() {  # prints seconds
   local s e

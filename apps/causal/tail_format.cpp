@@ -22,7 +22,14 @@ void append(fmt::memory_buffer& b, std::string_view s) { b.append(s.data(), s.da
 
 template <class... Args>
 void appendf(fmt::memory_buffer& b, fmt::format_string<Args...> f, Args&&... args) {
-  fmt::format_to(std::back_inserter(b), f, std::forward<Args>(args)...);
+  fmt::format_to(fmt::appender(b), f, std::forward<Args>(args)...);  // straight into the buffer
+}
+
+// Integers are most of a record line: format_int is several times faster than format_to.
+template <class Int>
+void append_int(fmt::memory_buffer& b, Int v) {
+  fmt::format_int f(v);
+  b.append(f.data(), f.data() + f.size());
 }
 
 // ANSI colours, used only when Settings::colour.
@@ -76,9 +83,9 @@ void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names&
     if (!first) out.push_back(',');
     first = false;
     append(out, "{\"offset\":");
-    appendf(out, "{}", c.offset);
+    append_int(out, c.offset);
     append(out, ",\"partition\":");
-    appendf(out, "{}", c.partition);
+    append_int(out, c.partition);
     append(out, ",\"topic\":");
     kafka::append_json_string(out, *c.topic);
     out.push_back('}');
@@ -88,7 +95,7 @@ void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names&
     append(out, "{\"sender\":");
     kafka::append_json_string(out, names.sender_name(clock.origin->sender));
     append(out, ",\"seq\":");
-    appendf(out, "{}", clock.origin->seq);
+    append_int(out, clock.origin->seq);
     out.push_back('}');
   } else {
     append(out, "null");
@@ -262,7 +269,10 @@ void RecordWriter::note(std::string_view text) {
 }
 
 void RecordWriter::append_bytes_field(std::string_view name, const void* data, std::size_t size, bool nullable) {
-  appendf(out_, ",\"{}\":", name);
+  out_.push_back(',');
+  out_.push_back('"');
+  append(out_, name);
+  append(out_, "\":");
   if (!data) {
     append(out_, nullable ? "null" : "\"\"");
     return;
@@ -273,7 +283,9 @@ void RecordWriter::append_bytes_field(std::string_view name, const void* data, s
   } else {
     out_.push_back('"');
     kafka::append_base64(out_, s);
-    appendf(out_, "\",\"{}_encoding\":\"base64\"", name);
+    append(out_, "\",\"");
+    append(out_, name);
+    append(out_, "_encoding\":\"base64\"");
   }
 }
 
@@ -420,10 +432,15 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
   if (settings_.format == Format::json) append(out_, json_items_++ ? ",\n" : "\n");
   append(out_, "{\"topic\":");
   kafka::append_json_string(out_, topic);
-  appendf(out_, ",\"partition\":{},\"offset\":{},\"timestamp\":{},\"timestamp_type\":\"{}\"", partition, d.offset, ts,
-          tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? "create"
-          : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? "log_append"
-                                                         : "none");
+  append(out_, ",\"partition\":");
+  append_int(out_, partition);
+  append(out_, ",\"offset\":");
+  append_int(out_, d.offset);
+  append(out_, ",\"timestamp\":");
+  append_int(out_, ts);
+  append(out_, tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? ",\"timestamp_type\":\"create\""
+               : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? ",\"timestamp_type\":\"log_append\""
+                                                              : ",\"timestamp_type\":\"none\"");
   append_bytes_field("key", msg->key, msg->key_len, true);
   append_bytes_field("value", msg->payload, msg->len, true);
   append(out_, ",\"headers\":[");
@@ -456,9 +473,13 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
   }
   if (has_clock) append_clock_json(out_, d.clock, names_);
   else append(out_, "null");
-  appendf(out_, ",\"held_ms\":{:.3f},\"released_by\":", held_ms);
-  append_released_by(d);
-  out_.push_back('}');
+  if (d.release == Release::immediate) {
+    append(out_, ",\"held_ms\":0.000,\"released_by\":{\"reason\":\"immediate\"}}");
+  } else {
+    appendf(out_, ",\"held_ms\":{:.3f},\"released_by\":", held_ms);
+    append_released_by(d);
+    out_.push_back('}');
+  }
   if (settings_.format == Format::jsonl) end_line();
   else if (out_.size() >= kFlushAt) write_out();
 }
