@@ -429,14 +429,17 @@ std::vector<ResolutionEntry> Gate::resolution_state() const {
 
 void Gate::restore_resolution_state(std::span<const ResolutionEntry> entries) {
   cover_all_names();
+  // Restored entries resolve claims but are not presence: they may come from lookups, and
+  // every one sits below the committed position, which is the new baseline. Counting them
+  // as presence suppressed the lookup a later claim of the same sender needed (simulator
+  // world "restored-lookup", seeds 5531, 5822, 10389).
   for (const auto& e : entries) {
     ChannelState& st = state(e.channel);
     SeqEntry* existing = find_seq(st, e.sender);
     if (existing) {
       existing->seq = std::max(existing->seq, e.seq);
-      existing->delivered_here = true;
     } else {
-      st.delivered_seq.push_back({e.sender, e.seq, true});
+      st.delivered_seq.push_back({e.sender, e.seq, false});
     }
   }
 }

@@ -321,6 +321,18 @@ TEST_CASE("resolution state saved and restored across a restart resolves a relay
     after.receive({B, 0, relayed});
     CHECK(rec.order() == std::vector<P>{{B, 0}});
   }
+  SECTION("restored entries are not presence: a later claim of the same sender still asks for a lookup") {
+    Recorder rec;
+    Gate after(names, &rec);
+    after.add_channel(A, 1);
+    after.add_channel(B, 0);
+    after.restore_resolution_state(saved);
+    Clock later;
+    later.claim_seq(A, S, 3);  // S's send 3 may sit below the new baseline too
+    after.receive({B, 0, later});
+    CHECK(rec.delivered_.empty());
+    CHECK(after.pending_lookups() == std::vector<LookupRequest>{{A, S, 3}});
+  }
   SECTION("not restored: held, and reported as needing a lookup") {
     Recorder rec;
     Gate after(names, &rec);

@@ -261,7 +261,7 @@ class Gate {
   struct SeqEntry {
     SenderId sender;
     SeqNo seq;
-    bool delivered_here;  // a record of this sender was delivered here (or restored): presence
+    bool delivered_here;  // a record of this sender was delivered here since the baseline: presence
   };
   struct ChannelState {
     bool consumed = false;
