@@ -502,3 +502,43 @@ TEST_CASE("explain --snapshot reads a snapshot the library wrote", "[explain][br
   CHECK(ok.out.rfind("not stuck", 0) == 0);
   std::remove(path);
 }
+
+TEST_CASE("explain reports an offset commit pending in an open transaction and replays from the stable one",
+          "[explain][broker]") {
+  const std::string T = causal::test::create_topic("explain-pending", 1);
+  const std::string group = causal::test::unique_name("pending-commit");
+  causal::test::Producer w;
+  w.send(T, {Record("r0"), Record("r1"), Record("r2")});
+  causal::test::commit_offsets(group, T, {{0, 1}});
+
+  // A transactional node consumed up to 3 and sent its offsets into a transaction still open.
+  causal::test::TransactionalProducer p;
+  p.begin();
+  p.send(T, Record("in-txn"));
+  rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offs, T.c_str(), 0)->offset = 3;
+  rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
+  rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
+  rd_kafka_consumer_group_metadata_destroy(cgm);
+  rd_kafka_topic_partition_list_destroy(offs);
+  if (e) {
+    std::string why = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    FAIL("send_offsets_to_transaction: " << why);
+  }
+
+  Json j = explain_json(group, {T}, 0);
+  REQUIRE(j["source"]["committed"].size() == 1);
+  const Json& c = j["source"]["committed"][0];
+  CHECK(c["pending"] == true);
+  CHECK(c["offset"] == 1);  // the last stable committed offset, replayed from
+  CHECK(j["source"]["delivered"] == 2);
+  Run text = causal_cli({"explain", "--group", group, "--topic", T});
+  CHECK(text.rc == 0);
+  CHECK(text.out.find("pending: " + T + "/0") != std::string::npos);
+
+  p.commit();
+  Json after = explain_json(group, {T}, 0);
+  CHECK(after["source"]["committed"][0]["pending"] == false);
+  CHECK(after["source"]["committed"][0]["offset"] == 3);
+}
