@@ -134,6 +134,13 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
   std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt{rd_kafka_topic_new(committed_.get(), topic.c_str(), nullptr)};
   const rd_kafka_metadata_t* md = nullptr;
   rd_kafka_resp_err_t err = rd_kafka_metadata(committed_.get(), 0, rkt.get(), &md, timeout_ms_);
+  if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
+      err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
+    return std::unexpected(runtime_error(fmt::format(
+        "Kafka at {} did not answer ({}) when asked about topic '{}': check -b / $CAUSAL_BROKERS and that the broker "
+        "is up",
+        brokers_, rd_kafka_err2str(err), topic)));
+  }
   if (err) {
     return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic '{}' from {}: {}", topic, brokers_,
                                                      rd_kafka_err2str(err))));
