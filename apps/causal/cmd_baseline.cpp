@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "causal/kafka/offsets.hpp"
-#include "explain_format_option.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
@@ -235,7 +234,7 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   sub.add_option("-g,--group", opts->group, "Consumer group: show its committed offsets; with --apply, write them");
   auto* apply = sub.add_flag("--apply", opts->apply, "Write the baselines as the group's committed offsets");
   sub.add_flag("--dry-run", opts->dry_run, "Only print the plan (the default)")->excludes(apply);
-  add_owned_format_option(sub, opts->format, {Format::text, Format::json, Format::csv}, Format::text);
+  add_format_option(sub, opts->format, {Format::text, Format::json, Format::csv}, Format::text);
   sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each request round (default 10000)");
   sub.footer(R"(Examples:
   causal baseline orders payments                 LSO baselines of every partition

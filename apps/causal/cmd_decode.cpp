@@ -639,16 +639,7 @@ void setup_decode(CLI::App& sub, Outcome& result) {
       ->default_str("base64");
   sub.add_flag("--kcat", o->kcat, "Stdin is `kcat -J` output: decode each record's causal.clock header");
   sub.add_flag("--validate", o->validate, "Only check: print nothing, exit 3 at the first malformed header");
-  // Registered here rather than with add_format_option: that helper keeps the choices as a
-  // std::initializer_list past the call, whose array is gone by parse time.
-  sub.add_option_function<std::string>(
-         "--format",
-         [o](const std::string& v) {
-           o->format = v == "json" ? Format::json : v == "text" ? Format::text : Format::jsonl;
-         },
-         "Output format: jsonl|json|text (default jsonl)")
-      ->check(CLI::IsMember({"jsonl", "json", "text"}))
-      ->type_name("FORMAT");
+  add_format_option(sub, o->format, {Format::jsonl, Format::json, Format::text}, Format::jsonl);
   sub.add_option("--timeout", o->timeout_ms, "Kafka: give up after this many ms without reaching the record(s)")
       ->default_val(10000)
       ->check(CLI::PositiveNumber);

@@ -30,7 +30,6 @@
 #include "causal/kafka/offsets.hpp"
 #include "causal/resolution_state.hpp"
 #include "causal/snapshot.hpp"
-#include "explain_format_option.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
@@ -360,7 +359,7 @@ void setup_explain(CLI::App& sub, Outcome& result) {
   sub.add_option("-t,--topic", opts->topics, "Topic (or TOPIC/PARTITION) the group's node consumes; repeatable")
       ->allow_extra_args(false);
   sub.add_option("--snapshot", opts->snapshot_file, "Explain a gate snapshot JSON file instead ('-' for stdin)");
-  add_owned_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
+  add_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
   sub.add_flag("--no-lookup", opts->no_lookup,
                "Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)");
   sub.add_option("--max-transaction-ms", opts->max_transaction_ms,

@@ -33,10 +33,12 @@ void add_format_option(CLI::App& sub, Format& f, std::initializer_list<Format> c
   std::string help = "Output format: ";
   for (const auto& n : names) help += (&n == names.data() ? "" : "|") + n;
   help += " (default " + std::string(to_string(deflt)) + ")";
+  // Copied: an initializer_list's array dies with the caller's full expression.
+  std::vector<Format> kept(choices);
   sub.add_option_function<std::string>(
          "--format",
-         [&f, choices](const std::string& v) {
-           for (Format c : choices) {
+         [&f, kept](const std::string& v) {
+           for (Format c : kept) {
              if (v == to_string(c)) f = c;
            }
          },
