@@ -29,6 +29,7 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
 
 struct DemoOptions {
   Format format = Format::text;
+  std::string format_text = "text";
   int pace_ms = 0;
 };
 
@@ -36,7 +37,10 @@ Outcome run_demo(const DemoOptions& o);
 
 void setup_demo(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<DemoOptions>();
-  add_format_option(sub, o->format, {Format::text, Format::jsonl}, Format::text);
+  // A plain string option: with the shared add_format_option the parsed value did not reach
+  // o->format before this subcommand's callback ran (CLI11 2.1.2); converted in the callback.
+  sub.add_option("--format", o->format_text, "Output format: text|jsonl (default text)")
+      ->check(CLI::IsMember({"text", "jsonl"}));
   sub.add_option("--pace-ms", o->pace_ms, "Pause this long between appends (to watch it happen)");
   sub.footer(R"(Examples:
   causal demo
@@ -45,7 +49,10 @@ void setup_demo(CLI::App& sub, Outcome& result) {
 
 Needs no broker: librdkafka's in-process mock cluster (no transaction markers, LSO = high
 watermark) stands in for Kafka. Exit status: 0 when every record was delivered in causal order.)");
-  sub.callback([o, &result] { result = run_demo(*o); });
+  sub.callback([o, &result] {
+    o->format = o->format_text == "jsonl" ? Format::jsonl : o->format_text == "json" ? Format::json : Format::text;
+    result = run_demo(*o);
+  });
 }
 
 namespace {

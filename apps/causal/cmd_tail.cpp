@@ -22,6 +22,7 @@ struct TailOptions {
   std::uint64_t count = 0;  // 0: no limit
   bool show_held = false;
   Format format = Format::text;
+  std::string format_text = "text";
   bool no_lookup = false;
   std::int64_t max_txn_ms = 15 * 60 * 1000;
   bool quiet = false;
@@ -47,7 +48,10 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                "Exit once every partition is caught up to its last stable offset and nothing deliverable remains");
   sub.add_option("-c,--count", o->count, "Exit after printing N records");
   sub.add_flag("--show-held", o->show_held, "Also print hold, release and lookup events as their own lines");
-  add_format_option(sub, o->format, {Format::text, Format::jsonl, Format::json}, Format::text);
+  // A plain string option: with the shared add_format_option the parsed value did not reach
+  // o->format before this subcommand's callback ran (CLI11 2.1.2); converted in the callback.
+  sub.add_option("--format", o->format_text, "Output format: text|jsonl|json (default text)")
+      ->check(CLI::IsMember({"text", "jsonl", "json"}));
   sub.add_flag("--no-lookup", o->no_lookup,
                "Do not locate sequence-claimed sends below the baseline (reproduces the late-joiner wedge)");
   sub.add_option("--max-transaction-ms", o->max_txn_ms,
@@ -63,7 +67,10 @@ void setup_tail(CLI::App& sub, Outcome& result) {
 
 Exit status: 0 ok; 1 Kafka unreachable, unknown topic, other runtime failure; 2 usage;
 3 undecodable causal.clock header (printed: topic/partition@offset); 4 records still held at exit.)");
-  sub.callback([o, &result] { result = run_tail(*o); });
+  sub.callback([o, &result] {
+    o->format = o->format_text == "jsonl" ? Format::jsonl : o->format_text == "json" ? Format::json : Format::text;
+    result = run_tail(*o);
+  });
 }
 
 void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, std::string_view prog, bool counters) {
