@@ -59,7 +59,7 @@ std::vector<CommandInfo> command_tree(const CLI::App& root) {
       info.shorts = opt->get_snames();
       info.longs = opt->get_lnames();
       info.description = opt->get_description();
-      info.takes_value = opt->get_type_size() != 0;
+      info.takes_value = opt->get_items_expected_max() > 0;
       std::string type = opt->get_type_name();
       info.choices = choices_of(type);
       info.is_file = type.find("FILE") != std::string::npos || type.find("PATH") != std::string::npos ||
