@@ -516,8 +516,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   kafka::HandlePtr rk(rd_kafka_new(RD_KAFKA_CONSUMER, conf->release(), err, sizeof err));
   if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka consumer: {}", err)));
   std::string where = fmt::format("{}/{}", src.topic, src.partition);
-  std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)> parts(
-      rd_kafka_topic_partition_list_new(1), rd_kafka_topic_partition_list_destroy);
+  kafka::ListPtr parts(rd_kafka_topic_partition_list_new(1));
   rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = src.first;
   if (auto e = rd_kafka_assign(rk.get(), parts.get()); e) {
     return std::unexpected(runtime_error(fmt::format("{}: cannot assign: {}", where, rd_kafka_err2str(e))));
@@ -536,7 +535,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     }
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 200);
     if (!m) continue;
-    std::unique_ptr<rd_kafka_message_t, decltype(&rd_kafka_message_destroy)> msg(m, rd_kafka_message_destroy);
+    kafka::MessagePtr msg(m);
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       if (!src.range) {
         result = std::unexpected(runtime_error(fmt::format(

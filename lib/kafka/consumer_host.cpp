@@ -380,10 +380,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
                                                        *opts.group, im.brokers, rd_kafka_err2str(err))));
     }
   }
-  auto committed_guard = std::unique_ptr<rd_kafka_topic_partition_list_t, void (*)(rd_kafka_topic_partition_list_t*)>(
-      committed, [](rd_kafka_topic_partition_list_t* l) {
-        if (l) rd_kafka_topic_partition_list_destroy(l);
-      });
+  ListPtr committed_guard(committed);  // null-safe: unique_ptr never destroys null
 
   host->gate_ = std::make_unique<Gate>(names, &im);
   if (!opts.resolution_state.empty()) host->gate_->restore_resolution_state(opts.resolution_state);

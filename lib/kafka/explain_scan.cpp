@@ -12,15 +12,6 @@ namespace causal::kafka {
 
 namespace {
 
-struct ListDeleter {
-  void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
-};
-using ListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter>;
-struct MessageDeleter {
-  void operator()(rd_kafka_message_t* m) const { rd_kafka_message_destroy(m); }
-};
-using MessagePtr = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
-
 std::string private_group() {
   std::random_device rd;
   return fmt::format("causal-explain-{:08x}{:08x}", rd(), rd());

@@ -11,26 +11,6 @@ namespace causal::kafka {
 
 namespace {
 
-struct ListDeleter {
-  void operator()(rd_kafka_topic_partition_list_t* l) const { rd_kafka_topic_partition_list_destroy(l); }
-};
-using ListPtr = std::unique_ptr<rd_kafka_topic_partition_list_t, ListDeleter>;
-struct QueueDeleter {
-  void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
-};
-using QueuePtr = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
-struct EventDeleter {
-  void operator()(rd_kafka_event_t* e) const { rd_kafka_event_destroy(e); }
-};
-using EventPtr = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
-struct OptionsDeleter {
-  void operator()(rd_kafka_AdminOptions_t* o) const { rd_kafka_AdminOptions_destroy(o); }
-};
-using OptionsPtr = std::unique_ptr<rd_kafka_AdminOptions_t, OptionsDeleter>;
-struct TopicDeleter {
-  void operator()(rd_kafka_topic_t* t) const { rd_kafka_topic_destroy(t); }
-};
-
 ListPtr make_list(std::span<const ChannelRef> channels, std::int64_t offset) {
   ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(channels.size()))};
   for (const auto& c : channels) rd_kafka_topic_partition_list_add(l.get(), c.topic.c_str(), c.partition)->offset = offset;
@@ -74,8 +54,8 @@ std::expected<EventPtr, Error> await_event(rd_kafka_queue_t* q, int timeout_ms, 
   return ev;
 }
 
-OptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout_ms) {
-  OptionsPtr o{rd_kafka_AdminOptions_new(h, op)};
+AdminOptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout_ms) {
+  AdminOptionsPtr o{rd_kafka_AdminOptions_new(h, op)};
   char err[256];
   rd_kafka_AdminOptions_set_request_timeout(o.get(), timeout_ms, err, sizeof err);
   return o;
@@ -131,7 +111,7 @@ std::expected<OffsetsClient, Error> OffsetsClient::open(const ConnectionOptions&
 }
 
 std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const std::string& topic) {
-  std::unique_ptr<rd_kafka_topic_t, TopicDeleter> rkt{rd_kafka_topic_new(committed_.get(), topic.c_str(), nullptr)};
+  TopicPtr rkt{rd_kafka_topic_new(committed_.get(), topic.c_str(), nullptr)};
   const rd_kafka_metadata_t* md = nullptr;
   rd_kafka_resp_err_t err = rd_kafka_metadata(committed_.get(), 0, rkt.get(), &md, timeout_ms_);
   if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
@@ -236,7 +216,7 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
   rd_kafka_t* h = committed_.get();
   ListPtr list = make_list(channels, RD_KAFKA_OFFSET_INVALID);
   rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
-  OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
+  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
   if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), require_stable ? 1 : 0)) rd_kafka_error_destroy(e);
   QueuePtr q{rd_kafka_queue_new(h)};
   rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
@@ -273,7 +253,7 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
 
 std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::string& group) {
   rd_kafka_t* h = committed_.get();
-  OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, timeout_ms_);
+  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, timeout_ms_);
   QueuePtr q{rd_kafka_queue_new(h)};
   const char* groups[] = {group.c_str()};
   rd_kafka_DescribeConsumerGroups(h, groups, 1, o.get(), q.get());
@@ -326,7 +306,7 @@ std::expected<void, Error> OffsetsClient::alter_committed(const std::string& gro
     }
   }
   rd_kafka_AlterConsumerGroupOffsets_t* req = rd_kafka_AlterConsumerGroupOffsets_new(group.c_str(), list.get());
-  OptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, timeout_ms_);
+  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, timeout_ms_);
   QueuePtr q{rd_kafka_queue_new(h)};
   rd_kafka_AlterConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
   rd_kafka_AlterConsumerGroupOffsets_destroy(req);

@@ -12,6 +12,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "causal/error.hpp"
+#include "causal/kafka/handles.hpp"
 
 namespace causal::kafka {
 
@@ -20,16 +21,6 @@ struct ConnectionOptions {
   std::vector<std::string> properties;                     // -X key=value, in order
   std::vector<std::string> property_files;                 // -F file, in order (before -X)
 };
-
-struct ConfDeleter {
-  void operator()(rd_kafka_conf_t* c) const { rd_kafka_conf_destroy(c); }
-};
-using ConfPtr = std::unique_ptr<rd_kafka_conf_t, ConfDeleter>;
-
-struct HandleDeleter {
-  void operator()(rd_kafka_t* h) const { rd_kafka_destroy(h); }
-};
-using HandlePtr = std::unique_ptr<rd_kafka_t, HandleDeleter>;
 
 // Builds a configuration: library defaults, then `defaults` (the subcommand's own), then
 // -F files, then -X properties, then bootstrap.servers from -b / $CAUSAL_BROKERS.
