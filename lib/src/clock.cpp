@@ -33,15 +33,23 @@ void Clock::claim_seq(ChannelId ch, SenderId s, SeqNo q) {
 namespace {
 // Joins sorted run `b` into sorted run `a` (pointwise max). The hot path is custody folding
 // a small clock into a large custody clock that already holds most of its coordinates:
-// each claim is found by binary search from the previous hit and maxed in place, so the
-// cost is |b| log |a| and nothing is allocated; the few new coordinates are then inserted.
-template <class Claim, class Less, class Max>
-void join_runs(std::vector<Claim>& a, const std::vector<Claim>& b, Less less, Max max_into) {
+// each claim is found by a short walk, then a binary search, from the previous hit and maxed
+// in place, so the cost is at most |b| log |a| and nothing is allocated; the few new
+// coordinates are then inserted.
+template <class Vec, class Less, class Max>
+void join_runs(Vec& a, const Vec& b, Less less, Max max_into) {
+  using Claim = typename Vec::value_type;
   if (b.empty()) return;
   std::size_t missing = 0;
   auto from = a.begin();
   for (const Claim& c : b) {
-    from = std::lower_bound(from, a.end(), c, less);
+    // Claims of b usually sit a step or two after the previous hit: walk a few, then search.
+    for (int step = 0; from != a.end() && less(*from, c); ++from) {
+      if (++step == 4) {
+        from = std::lower_bound(from, a.end(), c, less);
+        break;
+      }
+    }
     if (from != a.end() && !less(c, *from)) {
       max_into(*from, c);
     } else {
@@ -56,7 +64,7 @@ void join_runs(std::vector<Claim>& a, const std::vector<Claim>& b, Less less, Ma
     }
     return;
   }
-  std::vector<Claim> merged;
+  Vec merged;
   merged.reserve(a.size() + missing);
   auto x = a.begin();
   auto y = b.begin();
@@ -113,7 +121,7 @@ void Clock::normalize() {
       offsets_[out++] = offsets_[i];
     }
   }
-  offsets_.resize(out);
+  offsets_.truncate(out);
   std::sort(seqs_.begin(), seqs_.end(), seq_key_less);
   out = 0;
   for (std::size_t i = 0; i < seqs_.size(); ++i) {
@@ -123,7 +131,7 @@ void Clock::normalize() {
       seqs_[out++] = seqs_[i];
     }
   }
-  seqs_.resize(out);
+  seqs_.truncate(out);
 }
 
 }  // namespace causal

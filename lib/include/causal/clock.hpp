@@ -15,8 +15,8 @@
 
 #include <optional>
 #include <span>
-#include <vector>
 
+#include "causal/inline_vec.hpp"
 #include "causal/names.hpp"
 
 namespace causal {
@@ -42,10 +42,17 @@ struct Origin {
 
 class Clock {
  public:
+  // Claims held inside the Clock before it allocates (InlineVec): a clock of up to 8 offset
+  // claims and 2 sequence claims is one object with no heap block.
+  static constexpr std::size_t kInlineOffsets = 8;
+  static constexpr std::size_t kInlineSeqs = 2;
+  using Offsets = InlineVec<OffsetClaim, kInlineOffsets>;
+  using Seqs = InlineVec<SeqClaim, kInlineSeqs>;
+
   std::optional<Origin> origin;
 
-  const std::vector<OffsetClaim>& offsets() const { return offsets_; }
-  const std::vector<SeqClaim>& seqs() const { return seqs_; }
+  const Offsets& offsets() const { return offsets_; }
+  const Seqs& seqs() const { return seqs_; }
   bool empty() const { return offsets_.empty() && seqs_.empty(); }
 
   // Adds a claim, keeping the max where one on the same coordinate exists.
@@ -60,7 +67,7 @@ class Clock {
   // Drops every sequence claim for which `resolved(claim)` is true.
   template <class Pred>
   void drop_seqs_if(Pred resolved) {
-    std::erase_if(seqs_, resolved);
+    seqs_.erase_if(resolved);
   }
   void clear() {
     origin.reset();
@@ -71,14 +78,15 @@ class Clock {
   // Bulk building for decoders: append in any order, then call normalize() once.
   // Duplicate coordinates are merged by max.
   void append_unsorted(OffsetClaim c) { offsets_.push_back(c); }
+  void reserve_offsets(std::size_t n) { offsets_.reserve(n); }
   void append_unsorted(SeqClaim c) { seqs_.push_back(c); }
   void normalize();
 
   friend bool operator==(const Clock&, const Clock&) = default;
 
  private:
-  std::vector<OffsetClaim> offsets_;
-  std::vector<SeqClaim> seqs_;
+  Offsets offsets_;
+  Seqs seqs_;
 };
 
 }  // namespace causal
