@@ -52,19 +52,23 @@ void Gate::HoldQueue::pop_front() {
 Gate::Gate(Names& names, GateObserver* observer) : names_(names), observer_(observer) {}
 
 Gate::ChannelState& Gate::state(ChannelId ch) {
-  if (ch >= channels_.size()) channels_.resize(std::max<std::size_t>(std::size_t{ch} + 1, names_.channel_count()));
+  if (ch >= channels_.size()) cover(std::max<std::size_t>(std::size_t{ch} + 1, names_.channel_count()));
   return channels_[ch];
+}
+
+void Gate::cover(std::size_t channels) {
+  if (channels_.size() >= channels) return;
+  channels_.resize(channels);
+  reach_.resize(channels);
 }
 
 void Gate::cover_all_names() {
   // Every channel id in any clock comes from names_, so after this no evaluation resizes
   // channels_ (which would invalidate the references it holds).
-  if (channels_.size() < names_.channel_count()) channels_.resize(names_.channel_count());
+  cover(names_.channel_count());
 }
 
-const Gate::ChannelState* Gate::find(ChannelId ch) const {
-  return ch < channels_.size() && channels_[ch].consumed ? &channels_[ch] : nullptr;
-}
+const Gate::ChannelState* Gate::find(ChannelId ch) const { return in_scope(ch) ? &channels_[ch] : nullptr; }
 
 Gate::SeqEntry* Gate::find_seq(ChannelState& st, SenderId s) {
   for (auto& e : st.delivered_seq) {
@@ -87,9 +91,9 @@ void Gate::add_channel(ChannelId ch, Offset baseline) {
   cover_all_names();
   ChannelState& st = state(ch);
   // Scope growth: a channel added after records were received.
-  const bool growth = !st.consumed && stats_.received > 0;
-  if (!st.consumed) {
-    st.consumed = true;
+  const bool growth = !reach_[ch].consumed && stats_.received > 0;
+  if (!reach_[ch].consumed) {
+    reach_[ch].consumed = true;
     st.baseline = baseline;
     scope_.push_back(ch);
   }
@@ -124,15 +128,14 @@ void Gate::restart_evaluation(ChannelId ch) {
 
 bool Gate::receive(Received r) {
   cover_all_names();
-  ChannelState* stp = r.channel < channels_.size() ? &channels_[r.channel] : nullptr;
-  if (stp == nullptr || !stp->consumed) throw std::logic_error("Gate::receive: channel not in scope");
-  ChannelState& st = *stp;
+  if (!in_scope(r.channel)) throw std::logic_error("Gate::receive: channel not in scope");
+  ChannelState& st = channels_[r.channel];
   if (st.failed) return false;  // fail closed: nothing at or after the failed offset
   ++stats_.received;
 
   // 1 replay guard. A record not above the queue's tail is a re-read without reassign():
   // it was already received, so it is a replay too.
-  if ((on(Rule::replay_guard) && r.offset <= st.frontier) ||
+  if ((on(Rule::replay_guard) && r.offset <= reach_[r.channel].frontier) ||
       (!st.queue.empty() && r.offset <= st.queue.back().offset)) {
     ++stats_.replays_dropped;
     if (observer_) observer_->replay_dropped(r.channel, r.offset);
@@ -180,8 +183,8 @@ void Gate::schedule(ChannelId ch, Release why, ChannelId by_channel, Offset by_o
 
 void Gate::position_advance(ChannelId ch, Offset p) {
   if (!on(Rule::position_advance)) return;
-  ChannelState& st = state(ch);
-  if (!st.consumed) return;
+  if (!in_scope(ch)) return;
+  ChannelState& st = channels_[ch];
   if (!st.queue.empty() && !on(Rule::remembered_position)) return;
   st.position = std::max(st.position, p);
   if (st.queue.empty()) {
@@ -234,8 +237,9 @@ void Gate::reassign(ChannelId ch) {
 bool Gate::raise_frontier(ChannelId ch, Offset to, Release why, Offset by_offset) {
   ChannelState& st = channels_[ch];
   if (st.failed) to = std::min(to, st.failed_offset - 1);
-  if (to <= st.frontier) return false;
-  st.frontier = to;
+  Offset& frontier = reach_[ch].frontier;
+  if (to <= frontier) return false;
+  frontier = to;
   auto& heap = st.offset_waiters;
   while (!heap.empty() && heap.front().needed <= to) {
     OffsetWaiter w = heap.front();
@@ -283,7 +287,7 @@ bool Gate::ignores_offset_claim(ChannelId record_ch, ChannelId claim_ch) const {
   if (on(Rule::self_channel) && claim_ch == record_ch) return true;
   // 7 restrict: the ignore branch. Sound because every consumed ancestor behind an
   // unconsumed coordinate is claimed directly in the same clock (docs/protocol.md).
-  if (on(Rule::restrict) && find(claim_ch) == nullptr) return true;
+  if (on(Rule::restrict) && !in_scope(claim_ch)) return true;
   return false;
 }
 
@@ -293,12 +297,12 @@ bool Gate::ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqC
   // transaction (concurrent with it) or an earlier own send its own-send offset claim
   // already covers. Enforcing it deadlocks opposite-order concurrent transactions.
   if (on(Rule::own_sender_seq) && clock.origin && clock.origin->sender == c.sender) return true;
-  if (on(Rule::restrict) && find(c.channel) == nullptr) return true;
+  if (on(Rule::restrict) && !in_scope(c.channel)) return true;
   return false;
 }
 
 bool Gate::offset_satisfied(const OffsetClaim& c) const {
-  return c.channel < channels_.size() && channels_[c.channel].frontier >= c.offset;
+  return c.channel < reach_.size() && reach_[c.channel].frontier >= c.offset;
 }
 
 bool Gate::seq_satisfied(const SeqClaim& c) const {
@@ -403,8 +407,8 @@ std::vector<LookupRequest> Gate::pending_lookups() const {
 
 void Gate::answer_lookup(const LookupRequest& req, std::optional<Offset> located) {
   cover_all_names();
-  ChannelState& st = state(req.channel);
-  if (!st.consumed) return;
+  if (!in_scope(req.channel)) return;
+  ChannelState& st = channels_[req.channel];
   if (located && *located < st.baseline) {
     // The send sits below the baseline: accounted for exactly as an offset claim below the
     // baseline is (the frontier was seeded past it).
@@ -447,8 +451,7 @@ void Gate::restore_resolution_state(std::span<const ResolutionEntry> entries) {
 // --- inspection --------------------------------------------------------------------------
 
 Offset Gate::frontier(ChannelId ch) const {
-  const ChannelState* st = find(ch);
-  return st ? st->frontier : kNoOffset;
+  return in_scope(ch) ? reach_[ch].frontier : kNoOffset;
 }
 
 Offset Gate::baseline(ChannelId ch) const {
@@ -463,7 +466,7 @@ std::optional<Offset> Gate::remembered_position(ChannelId ch) const {
 }
 
 const Clock& Gate::custody(ChannelId ch) const {
-  static const Clock kEmpty;
+  static const Clock kEmpty{};
   const ChannelState* st = find(ch);
   return st ? st->custody : kEmpty;
 }

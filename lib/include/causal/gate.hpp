@@ -263,12 +263,17 @@ class Gate {
     SeqNo seq;
     bool delivered_here;  // a record of this sender was delivered here since the baseline: presence
   };
-  struct ChannelState {
+  // The two fields every claim check reads, kept dense and apart from ChannelState so that
+  // checking a claim touches 16 bytes rather than a state of several hundred (at 100,000
+  // channels: 1.6 MB that stays in cache, against tens of MB that do not).
+  struct Reach {
+    Offset frontier = kNoOffset;
     bool consumed = false;
+  };
+  struct ChannelState {
     bool failed = false;
     Offset failed_offset = kNoOffset;
     Offset baseline = 0;
-    Offset frontier = kNoOffset;
     Offset position = kNoOffset;  // highest reported position, kNoOffset if none
     HoldQueue queue;
     Clock custody;
@@ -288,7 +293,9 @@ class Gate {
   };
 
   ChannelState& state(ChannelId ch);
+  void cover(std::size_t channels);
   void cover_all_names();
+  bool in_scope(ChannelId ch) const { return ch < reach_.size() && reach_[ch].consumed; }
   const ChannelState* find(ChannelId ch) const;
   SeqEntry* find_seq(ChannelState& st, SenderId s);
   const SeqEntry* find_seq(const ChannelState& st, SenderId s) const;
@@ -320,6 +327,7 @@ class Gate {
   Names& names_;
   GateObserver* observer_;
   std::vector<ChannelState> channels_;  // indexed by ChannelId
+  std::vector<Reach> reach_;            // indexed by ChannelId, as long as channels_
   std::vector<ChannelId> scope_;
   std::vector<ChannelId> worklist_;
   std::vector<LookupRequest> answered_at_or_above_baseline_;  // lookups that said "will arrive"
