@@ -88,32 +88,13 @@ std::unexpected<DecodeError> fail(DecodeErrc code, std::size_t at, std::string d
   return std::unexpected(DecodeError{code, at, std::move(detail)});
 }
 
-// FNV-1a: a cheap hash for the intern memo below.
-inline std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return h;
-}
-
-// Per-thread memo of interning results, so that decoding a header whose channels and
-// senders were seen before costs no hash-map lookup. Every hit is validated against the
-// Names passed in (the id exists there and names the same topic, partition or sender), so
-// the memo is correct for any Names, including a new one at a reused address; a stale or
-// foreign entry is just a miss.
-struct InternMemo {
-  struct Slot {
-    std::uint64_t key = 0;
-    std::uint32_t id = 0;
-    bool used = false;
-  };
-  std::array<Slot, 512> channels{};
-  std::array<Slot, 128> senders{};
-};
-thread_local InternMemo t_memo;
-
 // Decoder: a bounded reader plus the interning, with the hot path free of allocation.
-// Every reader returns false on failure after recording the error (a cold path that
-// builds the message); the caller returns at once.
+// Every reader returns false on failure; the caller returns at once. It runs in two
+// modes from one source: the fast pass (kDiagnose = false) only accepts or rejects, and
+// when it rejects, the diagnosing pass (kDiagnose = true) decodes the same bytes again to
+// say why and where. Invalid headers are rare (each one fails its channel closed), so
+// paying twice for them buys a fast pass that carries no error bookkeeping at all.
+template <bool kDiagnose>
 struct Decoder {
   Reader r;
   Names& names;
@@ -123,26 +104,35 @@ struct Decoder {
   // wire coordinates map to distinct ids, so it never has anything to merge.
   bool offsets_sorted = true;
   bool seqs_sorted = true;
+  ChannelId last_offset_channel = 0;
 
-  [[gnu::cold, gnu::noinline]] bool error(DecodeErrc code, std::size_t at, std::string detail) {
-    err = DecodeError{code, at, std::move(detail)};
+  // Every failure goes through here. `message` builds the reason; it runs only in the
+  // diagnosing pass, so the fast pass neither formats nor even computes positions.
+  template <class Message>
+  [[gnu::always_inline]] bool error(DecodeErrc code, std::size_t at, Message message) {
+    if constexpr (kDiagnose) record(code, at, message());
     return false;
   }
-
-  bool varint(const char* what, std::uint64_t& v) {
-    if (r.small_varint(v) || r.short_varint(v)) [[likely]] return true;
-    return varint_slow(what, v);
+  [[gnu::cold, gnu::noinline]] void record(DecodeErrc code, std::size_t at, std::string detail) {
+    err = DecodeError{code, at, std::move(detail)};
   }
 
-  [[gnu::noinline]] bool varint_slow(const char* what, std::uint64_t& v) {
+  [[gnu::always_inline]] bool varint(const char* what, std::uint64_t& v) {
+    if (r.short_varint(v)) [[likely]] return true;
     std::size_t at = r.pos();
-    switch (r.varint(v)) {
+    VarintStatus st = r.varint(v);
+    if (st == VarintStatus::ok) [[likely]] return true;
+    return varint_error(what, at, st);
+  }
+
+  [[gnu::cold, gnu::noinline]] bool varint_error(const char* what, std::size_t at, VarintStatus st) {
+    switch (st) {
       case VarintStatus::ok: return true;
       case VarintStatus::truncated:
-        return error(DecodeErrc::truncated, at, fmt::format("input ends inside the {} varint at byte {}", what, at));
+        return error(DecodeErrc::truncated, at, [&] { return fmt::format("input ends inside the {} varint at byte {}", what, at); });
       case VarintStatus::overlong:
         return error(DecodeErrc::overlong_varint, r.pos(),
-                     fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at));
+                     [&] { return fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at); });
     }
     return false;
   }
@@ -152,30 +142,30 @@ struct Decoder {
   bool count(const char* what, std::size_t min_size, std::uint64_t& n) {
     std::size_t at = r.pos();
     if (!varint(what, n)) return false;
-    if (n != 0 && n <= r.remaining() / min_size) [[likely]] return true;
+    if (n != 0 && n <= r.remaining() && n * min_size <= r.remaining()) [[likely]] return true;
     return count_error(what, min_size, at, n);
   }
 
   [[gnu::cold, gnu::noinline]] bool count_error(const char* what, std::size_t min_size, std::size_t at, std::uint64_t n) {
     if (n == 0) {
       return error(DecodeErrc::not_canonical, at,
-                   fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at));
+                   [&] { return fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at); });
     }
     return error(DecodeErrc::count_too_large, at,
-                 fmt::format("{} {} at byte {} needs at least {} bytes each, {} remain", what, n, at, min_size,
-                             r.remaining()));
+                 [&] { return fmt::format("{} {} at byte {} needs at least {} bytes each, {} remain", what, n, at, min_size,
+                             r.remaining()); });
   }
 
   bool string(const char* what, DecodeErrc bad, std::size_t max_len, std::string_view& s) {
     std::size_t at = r.pos();
-    if (r.at_end()) return error(DecodeErrc::truncated, at, fmt::format("input ends before the {} at byte {}", what, at));
+    if (r.at_end()) return error(DecodeErrc::truncated, at, [&] { return fmt::format("input ends before the {} at byte {}", what, at); });
     std::size_t len = r.byte();
     if (len == 0 || len > max_len) {
-      return error(bad, at, fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len));
+      return error(bad, at, [&] { return fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len); });
     }
     if (len > r.remaining()) {
       return error(DecodeErrc::truncated, at,
-                   fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining()));
+                   [&] { return fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining()); });
     }
     s = r.bytes(len);
     return true;
@@ -184,7 +174,7 @@ struct Decoder {
   bool seq(const char* what, SeqNo& q) {
     std::size_t at = r.pos();
     if (!varint(what, q)) return false;
-    if (q == 0) return error(DecodeErrc::value_range, at, fmt::format("{} at byte {} is 0 (send numbers start at 1)", what, at));
+    if (q == 0) return error(DecodeErrc::value_range, at, [&] { return fmt::format("{} at byte {} is 0 (send numbers start at 1)", what, at); });
     return true;
   }
 
@@ -195,63 +185,71 @@ struct Decoder {
     if (!first && name <= prev) {
       bool dup = name == prev;
       return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, at,
-                   fmt::format("{} topic at byte {} {} the previous one ('{}')", section, at,
-                               dup ? "repeats" : "sorts before", prev));
+                   [&] { return fmt::format("{} topic at byte {} {} the previous one ('{}')", section, at,
+                               dup ? "repeats" : "sorts before", prev); });
     }
     return true;
   }
 
-  // Interning a topic: validated on first use within its block (a memo hit proves the
-  // name equals an already interned, hence valid, one).
+  // A topic block's name, interned on first use (a claim that names it): validated only
+  // when it is not interned yet, since an interned name is a valid one.
   struct TopicBlock {
     std::string_view name;
     std::size_t at;
-    std::uint64_t hash;
     bool interned = false;
     TopicId id = 0;
+    std::span<const ChannelId> dense;  // names.dense_channels(id), refreshed after interning
   };
 
-  bool channel(TopicBlock& t, std::uint64_t partition, ChannelId& id) {
-    auto p = static_cast<std::int32_t>(partition);
-    std::uint64_t key = t.hash ^ (partition * 0x9E3779B97F4A7C15ULL);
-    auto& slot = t_memo.channels[(key >> 20) % t_memo.channels.size()];
-    if (slot.used && slot.key == key && slot.id < names.channel_count()) {
-      const auto& info = names.channel_info(slot.id);
-      // Once the block's topic id is known, comparing ids replaces comparing names.
-      if (info.partition == p && (t.interned ? info.topic == t.id : names.topic_name(info.topic) == t.name)) {
-        if (!t.interned) {
-          t.id = info.topic;
-          t.interned = true;
-        }
-        id = slot.id;
-        return true;
-      }
+  [[gnu::always_inline]] bool channel(TopicBlock& t, std::uint64_t partition, ChannelId& id) {
+    if (!t.interned) [[unlikely]] {
+      if (!intern_topic(t)) return false;
     }
-    if (!t.interned) {
-      if (!topic_ok(t.name)) {
-        return error(DecodeErrc::bad_topic, t.at,
-                     fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)", t.at));
-      }
+    if (partition < t.dense.size() && t.dense[partition] != Names::kNoChannel) [[likely]] {
+      id = t.dense[partition];
+      return true;
+    }
+    id = names.channel(t.id, static_cast<std::int32_t>(partition));
+    t.dense = names.dense_channels(t.id);
+    return true;
+  }
+
+  bool intern_topic(TopicBlock& t) {
+    if (auto known = names.find_topic(t.name)) {
+      t.id = *known;
+    } else if (topic_ok(t.name)) {
       t.id = names.topic(t.name);
-      t.interned = true;
+    } else {
+      return error(DecodeErrc::bad_topic, t.at,
+                   [&] { return fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)", t.at); });
     }
-    id = names.channel(t.id, p);
-    slot = {key, id, true};
+    t.interned = true;
+    t.dense = names.dense_channels(t.id);
     return true;
   }
 
   bool sender(std::size_t at, std::string_view s, SenderId& id) {
-    std::uint64_t key = fnv1a(s);
-    auto& slot = t_memo.senders[(key >> 20) % t_memo.senders.size()];
-    if (slot.used && slot.key == key && slot.id < names.sender_count() && names.sender_name(slot.id) == s) {
-      id = slot.id;
+    if (auto known = names.find_sender(s)) [[likely]] {
+      id = *known;
       return true;
     }
     if (!valid_sender_name(s)) {
-      return error(DecodeErrc::bad_sender, at, fmt::format("sender at byte {} is not valid UTF-8", at));
+      return error(DecodeErrc::bad_sender, at, [&] { return fmt::format("sender at byte {} is not valid UTF-8", at); });
     }
     id = names.sender(s);
-    slot = {key, id, true};
+    return true;
+  }
+
+  // Everything after the version and flags bytes.
+  bool sections(std::uint8_t flags, Clock& out) {
+    if ((flags & kFlagOrigin) && !origin(out)) return false;
+    if ((flags & kFlagOffsets) && !offsets(out)) return false;
+    if ((flags & kFlagSeqs) && !seqs(out)) return false;
+    if (!r.at_end()) {
+      return error(DecodeErrc::trailing_bytes, r.pos(), [&] {
+        return fmt::format("{} bytes left after the last field, at byte {}", r.remaining(), r.pos());
+      });
+    }
     return true;
   }
 
@@ -277,18 +275,18 @@ struct Decoder {
       tb.at = r.pos();
       if (!topic("offset", t == 0, prev, tb.name)) return false;
       prev = tb.name;
-      tb.hash = fnv1a(tb.name);
       std::uint64_t n = 0;
       if (!count("offset claim count", kMinOffsetClaim, n)) return false;
       std::uint64_t partition = 0;
       std::int64_t offset = 0;
+      out.reserve_offsets(out.offsets().size() + n);  // n is bounded by the bytes left
       for (std::uint64_t i = 0; i < n; ++i) {
         std::size_t at = r.pos();
         std::uint64_t gap = 0;
         if (!varint("partition", gap)) return false;
         // partition[i] = partition[i-1] + 1 + gap, checked before it can overflow.
         if (i == 0 ? gap > kMaxPartition : gap >= kMaxPartition - partition) {
-          return error(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name));
+          return error(DecodeErrc::value_range, at, [&] { return fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name); });
         }
         partition = i == 0 ? gap : partition + 1 + gap;
         std::size_t off_at = r.pos();
@@ -299,12 +297,13 @@ struct Decoder {
         bool in_range = i == 0 ? v <= kMaxOffset : !__builtin_add_overflow(offset, unzigzag(v), &value) && value >= 0;
         if (!in_range) {
           return error(DecodeErrc::value_range, off_at,
-                       fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, tb.name));
+                       [&] { return fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, tb.name); });
         }
         offset = i == 0 ? static_cast<std::int64_t>(v) : value;
         ChannelId ch = 0;
         if (!channel(tb, partition, ch)) return false;
-        if (!out.offsets().empty() && out.offsets().back().channel > ch) offsets_sorted = false;
+        if (ch < last_offset_channel) offsets_sorted = false;
+        last_offset_channel = ch;
         out.append_unsorted(OffsetClaim{ch, offset});
       }
     }
@@ -320,7 +319,6 @@ struct Decoder {
       tb.at = r.pos();
       if (!topic("sequence", t == 0, prev, tb.name)) return false;
       prev = tb.name;
-      tb.hash = fnv1a(tb.name);
       std::uint64_t n = 0;
       if (!count("sequence claim count", kMinSeqClaim, n)) return false;
       std::uint64_t partition = 0;
@@ -330,7 +328,7 @@ struct Decoder {
         std::uint64_t delta = 0;
         if (!varint("partition", delta)) return false;
         if (delta > kMaxPartition - partition) {
-          return error(DecodeErrc::value_range, at, fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name));
+          return error(DecodeErrc::value_range, at, [&] { return fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name); });
         }
         partition += delta;
         std::size_t sender_at = r.pos();
@@ -339,8 +337,8 @@ struct Decoder {
         if (i > 0 && delta == 0 && s <= prev_sender) {
           bool dup = s == prev_sender;
           return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at,
-                       fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, tb.name, partition,
-                                   dup ? "repeats" : "sorts before"));
+                       [&] { return fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, tb.name, partition,
+                                   dup ? "repeats" : "sorts before"); });
         }
         prev_sender = s;
         SenderId sid = 0;
@@ -422,29 +420,32 @@ std::expected<void, DecodeError> decode(std::span<const std::byte> bytes, Names&
     return fail(DecodeErrc::oversized, kMaxHeaderBytes,
                 fmt::format("the header is {} bytes, over the {} byte limit", bytes.size(), kMaxHeaderBytes));
   }
-  Decoder d{Reader(bytes.data(), bytes.data() + bytes.size()), names};
-  std::uint8_t version = d.r.byte();
+  const std::byte* begin = bytes.data();
+  const std::byte* end = begin + bytes.size();
+  auto version = static_cast<std::uint8_t>(bytes[0]);
   if (version != kWireVersion) {
     return fail(DecodeErrc::unknown_version, 0,
                 fmt::format("version byte is {}, this build reads version {}", version, kWireVersion));
   }
-  if (d.r.at_end()) return fail(DecodeErrc::truncated, 1, "input ends before the flags byte");
-  std::uint8_t flags = d.r.byte();
+  if (bytes.size() < 2) return fail(DecodeErrc::truncated, 1, "input ends before the flags byte");
+  auto flags = static_cast<std::uint8_t>(bytes[1]);
   if (flags & ~kFlagsKnown) {
     return fail(DecodeErrc::bad_flags, 1, fmt::format("flags byte 0x{:02x} has reserved bits set", flags));
   }
-  bool ok = (!(flags & kFlagOrigin) || d.origin(out)) && (!(flags & kFlagOffsets) || d.offsets(out)) &&
-            (!(flags & kFlagSeqs) || d.seqs(out));
-  if (ok && !d.r.at_end()) {
-    ok = d.error(DecodeErrc::trailing_bytes, d.r.pos(),
-                 fmt::format("{} bytes left after the last field, at byte {}", d.r.remaining(), d.r.pos()));
+  Decoder<false> fast{Reader(begin, end, 2), names};
+  if (fast.sections(flags, out)) [[likely]] {
+    if (!fast.offsets_sorted || !fast.seqs_sorted) out.normalize();
+    return {};
   }
-  if (!ok) {
-    out.clear();  // never hand back a partial clock
-    return std::unexpected(std::move(d.err));
+  out.clear();  // never hand back a partial clock
+  Decoder<true> diagnose{Reader(begin, end, 2), names};
+  if (diagnose.sections(flags, out)) [[unlikely]] {
+    // The two passes run the same code on the same bytes; reaching this is a bug.
+    out.clear();
+    return fail(DecodeErrc::truncated, 0, "internal error: the header was rejected without a reason");
   }
-  if (!d.offsets_sorted || !d.seqs_sorted) out.normalize();
-  return {};
+  out.clear();
+  return std::unexpected(std::move(diagnose.err));
 }
 
 void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out) {

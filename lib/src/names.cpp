@@ -44,29 +44,72 @@ bool valid_sender_name(std::string_view sender) {
   return !sender.empty() && sender.size() <= 255 && valid_utf8(sender);
 }
 
+std::size_t Names::recent_slot(std::string_view s) {
+  // Length and the first and last byte: cheap, and enough to spread typical topic and
+  // sender names ("orders", "payments", "svc-a-7f3c..") over the slots.
+  std::size_t h = s.size() * 31;
+  if (!s.empty()) h += static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
+  return h % kRecent;
+}
+
+std::optional<TopicId> Names::find_topic(std::string_view topic) const {
+  TopicId& recent = recent_topics_[recent_slot(topic)];
+  if (recent < topics_.size() && topics_[recent] == topic) return recent;
+  auto it = topic_ids_.find(topic);
+  if (it == topic_ids_.end()) return std::nullopt;
+  recent = it->second;
+  return it->second;
+}
+
+std::optional<SenderId> Names::find_sender(std::string_view sender) const {
+  SenderId& recent = recent_senders_[recent_slot(sender)];
+  if (recent < senders_.size() && senders_[recent] == sender) return recent;
+  auto it = sender_ids_.find(sender);
+  if (it == sender_ids_.end()) return std::nullopt;
+  recent = it->second;
+  return it->second;
+}
+
+std::optional<ChannelId> Names::find_channel(TopicId t, std::int32_t partition) const {
+  if (t < partitions_.size() && partition >= 0 && static_cast<std::size_t>(partition) < partitions_[t].size() &&
+      partitions_[t][partition] != kNoChannel) {
+    return partitions_[t][partition];
+  }
+  std::uint64_t key = (std::uint64_t{t} << 32) | static_cast<std::uint32_t>(partition);
+  auto it = channel_ids_.find(key);
+  if (it == channel_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
 TopicId Names::topic(std::string_view topic) {
-  if (auto it = topic_ids_.find(topic); it != topic_ids_.end()) return it->second;
+  if (auto id = find_topic(topic)) return *id;
   if (!valid_topic_name(topic)) throw std::invalid_argument(fmt::format("invalid topic name '{}'", topic));
   auto id = static_cast<TopicId>(topics_.size());
   topics_.emplace_back(topic);
   topic_ids_.emplace(std::string(topic), id);
+  partitions_.emplace_back();
   return id;
 }
 
 ChannelId Names::channel(TopicId t, std::int32_t partition) {
   if (partition < 0) throw std::invalid_argument("negative partition");
-  std::uint64_t key = (std::uint64_t{t} << 32) | static_cast<std::uint32_t>(partition);
-  if (auto it = channel_ids_.find(key); it != channel_ids_.end()) return it->second;
+  if (t >= topics_.size()) throw std::invalid_argument("unknown topic id");
+  if (auto id = find_channel(t, partition)) return *id;
   auto id = static_cast<ChannelId>(channels_.size());
   channels_.push_back({t, partition});
-  channel_ids_.emplace(key, id);
+  channel_ids_.emplace((std::uint64_t{t} << 32) | static_cast<std::uint32_t>(partition), id);
+  if (partition < kDensePartitions) {
+    auto& by_partition = partitions_[t];
+    if (by_partition.size() <= static_cast<std::size_t>(partition)) by_partition.resize(partition + 1, kNoChannel);
+    by_partition[partition] = id;
+  }
   return id;
 }
 
 ChannelId Names::channel(std::string_view t, std::int32_t partition) { return channel(topic(t), partition); }
 
 SenderId Names::sender(std::string_view s) {
-  if (auto it = sender_ids_.find(s); it != sender_ids_.end()) return it->second;
+  if (auto id = find_sender(s)) return *id;
   if (!valid_sender_name(s)) throw std::invalid_argument("invalid sender identity (1..255 bytes of UTF-8)");
   auto id = static_cast<SenderId>(senders_.size());
   senders_.emplace_back(s);

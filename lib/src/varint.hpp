@@ -38,7 +38,8 @@ inline std::size_t varint_size(std::uint64_t v) {
 // Bounded cursor. p_ <= end_ always.
 class Reader {
  public:
-  Reader(const std::byte* begin, const std::byte* end) : begin_(begin), p_(begin), end_(end) {}
+  // Reads [begin, end) from byte `at` on. REQUIRES: at <= end - begin.
+  Reader(const std::byte* begin, const std::byte* end, std::size_t at = 0) : begin_(begin), p_(begin + at), end_(end) {}
 
   std::size_t pos() const { return static_cast<std::size_t>(p_ - begin_); }
   std::size_t remaining() const { return static_cast<std::size_t>(end_ - p_); }
@@ -47,18 +48,9 @@ class Reader {
   // REQUIRES: !at_end().
   std::uint8_t byte() { return static_cast<std::uint8_t>(*p_++); }
 
-  // The one-byte case, inline on the hot path (counts, partitions, small deltas).
-  bool small_varint(std::uint64_t& v) {
-    if (p_ != end_ && static_cast<std::uint8_t>(*p_) < 0x80) {
-      v = static_cast<std::uint8_t>(*p_++);
-      return true;
-    }
-    return false;
-  }
-
   // Up to 3 bytes (values below 2^21: offsets and deltas of most clocks), inline, when
   // at least 3 bytes remain; anything else goes to varint().
-  bool short_varint(std::uint64_t& v) {
+  [[gnu::always_inline]] bool short_varint(std::uint64_t& v) {
     if (end_ - p_ < 3) return false;
     auto b0 = static_cast<std::uint8_t>(p_[0]);
     if (b0 < 0x80) {
@@ -84,7 +76,7 @@ class Reader {
 
   // On failure, pos() is where the varint starts (truncated) or the offending byte
   // (overlong), and `v` is unspecified.
-  VarintStatus varint(std::uint64_t& v) {
+  [[gnu::always_inline]] VarintStatus varint(std::uint64_t& v) {
     // Fast path: one byte (partitions, counts, small deltas).
     if (p_ != end_ && static_cast<std::uint8_t>(*p_) < 0x80) {
       v = static_cast<std::uint8_t>(*p_++);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "causal/names.hpp"
 
@@ -98,6 +99,42 @@ TEST_CASE("Names interns densely and never reuses ids", "[names]") {
   CHECK(n.channel_count() == 3);
   CHECK(n.sender_count() == 2);
   CHECK(n.topic("shipments") == 2);  // the failed intern took no id
+}
+
+TEST_CASE("Names lookups find exactly what was interned", "[names]") {
+  Names n;
+  CHECK_FALSE(n.find_topic("orders"));
+  CHECK_FALSE(n.find_sender("cart-19c2"));
+  TopicId orders = n.topic("orders");
+  TopicId ordersx = n.topic("ordersx");  // same length class and first byte as "orders"
+  CHECK(n.find_topic("orders") == orders);
+  CHECK(n.find_topic("ordersx") == ordersx);
+  CHECK_FALSE(n.find_topic("orderz"));
+  CHECK_FALSE(n.find_topic("bad/topic"));  // any input is allowed; nothing is interned
+  CHECK(n.topic_count() == 2);
+
+  // Dense partitions and the sparse ones above kDensePartitions resolve alike.
+  ChannelId low = n.channel(orders, 2);
+  ChannelId high = n.channel(orders, 100000);
+  CHECK(n.find_channel(orders, 2) == low);
+  CHECK(n.find_channel(orders, 100000) == high);
+  CHECK_FALSE(n.find_channel(orders, 1));
+  CHECK_FALSE(n.find_channel(orders, 99999));
+  CHECK_FALSE(n.find_channel(ordersx, 2));
+  CHECK_FALSE(n.find_channel(7, 0));  // an unknown topic id
+  auto dense = n.dense_channels(orders);
+  REQUIRE(dense.size() > 2);
+  CHECK(dense[2] == low);
+  CHECK(dense[1] == Names::kNoChannel);
+  CHECK(n.channel(orders, 100000) == high);  // re-interning finds the same id
+  CHECK_THROWS_AS(n.channel(9, 0), std::invalid_argument);
+
+  // Many names sharing cache slots: every lookup still returns its own id.
+  std::vector<SenderId> ids;
+  for (int i = 0; i < 300; ++i) ids.push_back(n.sender("s" + std::to_string(i)));
+  for (int i = 0; i < 300; ++i) CHECK(n.find_sender("s" + std::to_string(i)) == ids[static_cast<std::size_t>(i)]);
+  for (int i = 299; i >= 0; --i) CHECK(n.sender("s" + std::to_string(i)) == ids[static_cast<std::size_t>(i)]);
+  CHECK(n.sender_count() == 300);
 }
 
 TEST_CASE("parse_channel", "[names]") {

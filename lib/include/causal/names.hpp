@@ -5,8 +5,11 @@
 // Thread-safety: none; one Names per gate/stamper/decoder family, used from one thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <expected>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -38,6 +41,17 @@ class Names {
 
   // REQUIRES: valid_topic_name(topic).
   TopicId topic(std::string_view topic);
+  // The ids of names already interned, or nullopt; any input is allowed. These are the
+  // decoder's hot path: a topic or sender seen recently costs one short compare, and a
+  // channel of a known topic one indexed load.
+  std::optional<TopicId> find_topic(std::string_view topic) const;
+  std::optional<SenderId> find_sender(std::string_view sender) const;
+  std::optional<ChannelId> find_channel(TopicId topic, std::int32_t partition) const;
+  // The channels of `topic` indexed by partition, kNoChannel where a partition is not
+  // interned; it may end before partitions that are. Valid until the next channel().
+  // REQUIRES: topic < topic_count().
+  std::span<const ChannelId> dense_channels(TopicId topic) const { return partitions_[topic]; }
+  static constexpr ChannelId kNoChannel = ~ChannelId{0};
   // REQUIRES: valid_topic_name(topic), partition >= 0.
   ChannelId channel(std::string_view topic, std::int32_t partition);
   ChannelId channel(TopicId topic, std::int32_t partition);
@@ -51,10 +65,19 @@ class Names {
   const std::string& sender_name(SenderId s) const { return senders_[s]; }
   std::string channel_text(ChannelId c) const;  // "topic/partition"
 
+  std::size_t topic_count() const { return topics_.size(); }
   std::size_t channel_count() const { return channels_.size(); }
   std::size_t sender_count() const { return senders_.size(); }
 
  private:
+  // Partitions below this are indexed densely per topic (at most 16 KiB a topic); larger
+  // ones use channel_ids_ only.
+  static constexpr std::int32_t kDensePartitions = 4096;
+  // Direct-mapped caches of recent lookups, keyed by a cheap hash of the name; a hit is
+  // confirmed by comparing the stored name, so a collision is only a miss.
+  static constexpr std::size_t kRecent = 64;
+  static std::size_t recent_slot(std::string_view s);
+
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -65,6 +88,9 @@ class Names {
   std::unordered_map<std::uint64_t, ChannelId> channel_ids_;  // (topic << 32 | partition)
   std::vector<std::string> senders_;
   std::unordered_map<std::string, SenderId, Hash, std::equal_to<>> sender_ids_;
+  std::vector<std::vector<ChannelId>> partitions_;  // [topic][partition] -> channel, dense part
+  mutable std::array<TopicId, kRecent> recent_topics_{};    // valid where < topics_.size()
+  mutable std::array<SenderId, kRecent> recent_senders_{};  // valid where < senders_.size()
 };
 
 // Parses "topic/partition". Errors name the text and the rule it broke.
