@@ -33,25 +33,27 @@ void Clock::claim_seq(ChannelId ch, SenderId s, SeqNo q) {
 namespace {
 // Joins sorted run `b` into sorted run `a` (pointwise max). The hot path is custody folding
 // a small clock into a large custody clock that already holds most of its coordinates:
-// each claim is found by a short walk, then a binary search, from the previous hit and maxed
-// in place, so the cost is at most |b| log |a| and nothing is allocated; the few new
-// coordinates are then inserted.
+// each claim is found from the previous hit, by a merge walk when the two are of comparable
+// size and by binary search when custody is much larger, and maxed in place, so the cost is
+// at most min(|a| + |b|, |b| log |a|) and nothing is allocated; the few new coordinates are
+// then inserted.
 template <class Vec, class Less, class Max>
 void join_runs(Vec& a, const Vec& b, Less less, Max max_into) {
   using Claim = typename Vec::value_type;
   if (b.empty()) return;
   std::size_t missing = 0;
-  auto from = a.begin();
-  for (const Claim& c : b) {
-    // Claims of b usually sit a step or two after the previous hit: walk a few, then search.
-    for (int step = 0; from != a.end() && less(*from, c); ++from) {
-      if (++step == 4) {
-        from = std::lower_bound(from, a.end(), c, less);
-        break;
-      }
+  // Raw bounds, read once: nothing below changes a's size or storage.
+  Claim* from = a.begin();
+  Claim* const end = a.end();
+  const bool walk = a.size() <= 4 * b.size();  // comparable sizes: a merge walk is cheapest
+  for (const Claim* c = b.begin(), *c_end = b.end(); c != c_end; ++c) {
+    if (walk) {
+      while (from != end && less(*from, *c)) ++from;
+    } else {
+      from = std::lower_bound(from, end, *c, less);
     }
-    if (from != a.end() && !less(c, *from)) {
-      max_into(*from, c);
+    if (from != end && !less(*c, *from)) {
+      max_into(*from, *c);
     } else {
       ++missing;
     }

@@ -126,7 +126,7 @@ void Gate::restart_evaluation(ChannelId ch) {
 
 // --- receive side ----------------------------------------------------------------------
 
-bool Gate::receive(Received r) {
+bool Gate::receive(Received&& r) {
   cover_all_names();
   if (!in_scope(r.channel)) throw std::logic_error("Gate::receive: channel not in scope");
   ChannelState& st = channels_[r.channel];
@@ -141,8 +141,11 @@ bool Gate::receive(Received r) {
     if (observer_) observer_->replay_dropped(r.channel, r.offset);
     return false;
   }
-  // 3 custody: fold at receive, not delivery (an over-claim only delays).
-  st.custody.join(r.clock);
+  // 3 custody: fold at receive, not delivery (an over-claim only delays). A clock whose
+  // every claim the frontier already covers is not folded: custody only ever reaches the
+  // stamp joined with the frontier, and frontiers never go down, so those claims would add
+  // nothing. In a stream that arrives in causal order that is nearly every record.
+  if (!frontier_covers(r.clock)) st.custody.join(r.clock);
   // 4 queue.
   const bool was_empty = st.queue.empty();
   st.queue.push_back(Held{r.offset, std::move(r.clock), r.tag, r.now});
@@ -301,6 +304,15 @@ bool Gate::ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqC
   return false;
 }
 
+bool Gate::frontier_covers(const Clock& clock) const {
+  if (!clock.seqs().empty()) return false;
+  for (const OffsetClaim& c : clock.offsets()) {
+    const Reach& target = reach_[c.channel];  // covered: receive() ran cover_all_names()
+    if (!target.consumed || target.frontier < c.offset) return false;
+  }
+  return true;
+}
+
 bool Gate::offset_satisfied(const OffsetClaim& c) const {
   return c.channel < reach_.size() && reach_[c.channel].frontier >= c.offset;
 }
@@ -324,11 +336,23 @@ bool Gate::evaluate(ChannelId ch) {
   ChannelState& st = channels_[ch];
   if (st.queue.empty() || st.waiting) return false;
   const Held& head = st.queue.front();
-  const auto& offsets = head.clock.offsets();
-  for (; st.next_offset_claim < offsets.size(); ++st.next_offset_claim) {
-    const OffsetClaim& c = offsets[st.next_offset_claim];
-    if (ignores_offset_claim(ch, c.channel) || offset_satisfied(c)) continue;
+  // Claims are walked through local pointers and the resume point stored only when a
+  // claim blocks: this loop runs for every claim of every record.
+  const OffsetClaim* const offsets = head.clock.offsets().begin();
+  const OffsetClaim* const offsets_end = head.clock.offsets().end();
+  // Every channel id in a held clock is below reach_.size(): receive() covered all names
+  // before the clock came in, and reach_ never shrinks.
+  const Reach* const reach = reach_.data();
+  for (const OffsetClaim* it = offsets + st.next_offset_claim; it != offsets_end; ++it) {
+    const OffsetClaim& c = *it;
+    const Reach& target_reach = reach[c.channel];
+    // 6 normalise, 7 restrict (as ignores_offset_claim), then the claim itself.
+    if ((on(Rule::self_channel) && c.channel == ch) || (on(Rule::restrict) && !target_reach.consumed) ||
+        target_reach.frontier >= c.offset) {
+      continue;
+    }
     // 8 gate: blocked. Register on the claim's frontier; resume here when it rises.
+    st.next_offset_claim = static_cast<std::uint32_t>(it - offsets);
     ChannelState& target = channels_[c.channel];
     target.offset_waiters.push_back({c.offset, ch, st.epoch});
     std::push_heap(target.offset_waiters.begin(), target.offset_waiters.end(), kLaterNeedFirst);
@@ -337,6 +361,7 @@ bool Gate::evaluate(ChannelId ch) {
     if (observer_) observer_->held(ch, head.offset, *st.blocker);
     return false;
   }
+  st.next_offset_claim = static_cast<std::uint32_t>(offsets_end - offsets);
   const auto& seqs = head.clock.seqs();
   for (; st.next_seq_claim < seqs.size(); ++st.next_seq_claim) {
     const SeqClaim& c = seqs[st.next_seq_claim];

@@ -9,7 +9,8 @@
 //   frontier[c]  highest offset such that every business record at or below it was
 //                delivered here or skipped; contiguous by construction; seeded to
 //                baseline - 1
-//   custody[c]   join of the clocks of every record *received* on c
+//   custody[c]   join of the clocks of every record *received* on c (a clock the frontier
+//                already covers on arrival is left out: it would add nothing to a stamp)
 //   position     the highest consumer position reported for c (position_advance)
 //   delivered_seq[c][S]  highest send number of sender S delivered here on c
 //
@@ -163,7 +164,7 @@ class Gate {
   // queue append, and the gate with its cascade. Deliveries are reported through the
   // observer before this returns. Returns false when the record was dropped as a replay.
   // REQUIRES: consumes(r.channel), the channel has not failed closed.
-  bool receive(Received r);
+  bool receive(Received&& r);
 
   // The consumer's position on `ch` is `p`: everything below p was fetched or skipped.
   void position_advance(ChannelId ch, Offset p);
@@ -196,6 +197,9 @@ class Gate {
   Offset frontier(ChannelId ch) const;
   Offset baseline(ChannelId ch) const;
   std::optional<Offset> remembered_position(ChannelId ch) const;
+  // custody[ch]: what the stamp needs of the clocks received on ch. Joined with the
+  // frontiers it dominates every clock received here; claims the frontier covered when
+  // their record arrived may be left out of it.
   const Clock& custody(ChannelId ch) const;
   SeqNo delivered_seq(ChannelId ch, SenderId s) const;  // 0 when none
   std::span<const ChannelId> scope() const { return scope_; }
@@ -321,6 +325,9 @@ class Gate {
   bool ignores_offset_claim(ChannelId record_ch, ChannelId claim_ch) const;
   bool ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqClaim& c) const;
   bool offset_satisfied(const OffsetClaim& c) const;
+  // True when every claim of `clock` is an offset claim on a consumed channel at or below
+  // its frontier (custody need not fold it).
+  bool frontier_covers(const Clock& clock) const;
   bool seq_satisfied(const SeqClaim& c) const;
   bool needs_lookup(const SeqClaim& c) const;
 

@@ -130,8 +130,10 @@ class InlineVec {
       cap_ = o.cap_;
       o.heap_ = nullptr;
       o.cap_ = 0;
-    } else if (size_ != 0) {
-      std::memcpy(static_cast<void*>(inline_data()), o.inline_data(), size_ * sizeof(T));
+    } else {
+      // The whole inline buffer: a fixed-size copy compiles to a few vector moves, where a
+      // size-dependent one is a library call. Bytes past size_ are copied unread.
+      std::memcpy(buf_, o.buf_, sizeof buf_);
     }
     o.size_ = 0;
   }
