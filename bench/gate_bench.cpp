@@ -5,7 +5,13 @@
 //      then released by a cascade), against a baseline that moves the same records
 //      through a plain FIFO without a gate;
 //   2. per-delivery cost at 10, 1,000 and 100,000 channels (the ratio to 10 channels
-//      should stay near 1: held heads are indexed by the claim that blocks them).
+//      should stay near 1: held heads are indexed by the claim that blocks them), in causal
+//      order and in a held chain: each round fed last-to-first, every record held on
+//      exactly one claim (the record of the channel before it in the same round) and
+//      released by that record's delivery in one cascade per round. The chain gives every
+//      record the same work at every channel count; the reverse order of section 1 does
+//      not (at 10 channels most of a record's 8 claims name records already delivered,
+//      at 100,000 none do), so it is no measure of scaling.
 //
 // Clocks are built untimed just before they are timed, a batch at a time (at least 4,096
 // records, and whole rounds of `channels` records), as a host decodes a fetched batch into
@@ -54,11 +60,16 @@ double cpu_seconds() {
 // The 8 are the channel's neighbours c+1..c+8: each channel depends on a bounded set of
 // upstream channels, as in a real topology, so custody clocks stay the same size at every
 // channel count and the scaling figures measure the gate, not custody growth.
-// When `reverse`, each round of `channels` records is fed last-to-first, so a record's
+// Order::reverse feeds each round of `channels` records last-to-first, so a record's
 // causes on other channels arrive after it and it is held until a cascade releases it.
+// Order::chain is fed the same way, but only the claim on the channel before (c - 1) names
+// a record of the same round; the other 7 name the round before, already delivered.
+enum class Order { causal, reverse, chain };
+
 class Workload {
  public:
-  Workload(Names& names, std::size_t channels, bool reverse) : channels_(channels), reverse_(reverse), next_(channels, 0) {
+  Workload(Names& names, std::size_t channels, Order order)
+      : channels_(channels), reverse_(order != Order::causal), chain_(order == Order::chain), next_(channels, 0) {
     for (std::size_t i = 0; i < channels; ++i) ids_.push_back(names.channel("bench", static_cast<std::int32_t>(i)));
   }
   const std::vector<ChannelId>& ids() const { return ids_; }
@@ -74,10 +85,22 @@ class Workload {
       std::size_t c = (produced_ + r) % channels_;
       Clock clock;
       for (int k = 0; k < 8 && channels_ > 1; ++k) {
-        std::size_t other = reverse_ ? (c + channels_ - 1 - static_cast<std::size_t>(k) % (channels_ - 1)) % channels_
-                                     : (c + 1 + static_cast<std::size_t>(k) + splitmix(seed_) % 2) % channels_;
-        if (other == c) other = (other + 1) % channels_;
-        if (next_[other] > 0) clock.append_unsorted(OffsetClaim{ids_[other], next_[other] - 1});
+        std::size_t other = 0;
+        Offset at = 0;
+        if (chain_) {
+          // k = 0: the channel before, this round (c > 0). k >= 1: neighbours after c, whose
+          // latest record is from the round before; for a neighbour that wrapped below c
+          // the round before is its second-latest.
+          other = k == 0 ? (c + channels_ - 1) % channels_ : (c + 1 + static_cast<std::size_t>(k)) % channels_;
+          at = next_[other] - 1 - ((k > 0 && other < c) ? 1 : 0);
+          if (other == c || (k == 0 && c == 0)) continue;
+        } else {
+          other = reverse_ ? (c + channels_ - 1 - static_cast<std::size_t>(k) % (channels_ - 1)) % channels_
+                           : (c + 1 + static_cast<std::size_t>(k) + splitmix(seed_) % 2) % channels_;
+          if (other == c) other = (other + 1) % channels_;
+          at = next_[other] - 1;
+        }
+        if (at >= 0) clock.append_unsorted(OffsetClaim{ids_[other], at});
       }
       clock.normalize();
       batch_.push_back({ids_[c], next_[c]++, std::move(clock), produced_ + r, 0});
@@ -94,6 +117,7 @@ class Workload {
  private:
   std::size_t channels_;
   bool reverse_;
+  bool chain_;
   std::vector<ChannelId> ids_;
   std::vector<Offset> next_;
   std::uint64_t seed_ = 42;
@@ -104,8 +128,8 @@ class Workload {
 // Feeds `records` records to `consume`, a batch at a time; returns the CPU seconds spent in
 // `consume` only. Sets `fed` to the number of records fed.
 template <class Consume>
-double timed(Names& names, std::size_t channels, std::size_t records, bool reverse, std::size_t& fed, Consume consume) {
-  Workload w(names, channels, reverse);
+double timed(Names& names, std::size_t channels, std::size_t records, Order order, std::size_t& fed, Consume consume) {
+  Workload w(names, channels, order);
   double spent = 0;
   fed = 0;
   while (fed < records) {
@@ -119,12 +143,12 @@ double timed(Names& names, std::size_t channels, std::size_t records, bool rever
   return spent;
 }
 
-double run_gate(Names& names, std::size_t channels, std::size_t records, bool reverse, std::size_t& fed,
+double run_gate(Names& names, std::size_t channels, std::size_t records, Order order, std::size_t& fed,
                 std::uint64_t& delivered) {
   Counter counter;
   Gate gate(names, &counter);
   for (std::size_t i = 0; i < channels; ++i) gate.add_channel(names.channel("bench", static_cast<std::int32_t>(i)), 0);
-  double t = timed(names, channels, records, reverse, fed, [&](std::vector<Received>& batch) {
+  double t = timed(names, channels, records, order, fed, [&](std::vector<Received>& batch) {
     for (auto& r : batch) gate.receive(std::move(r));
   });
   delivered = counter.n;
@@ -132,11 +156,11 @@ double run_gate(Names& names, std::size_t channels, std::size_t records, bool re
 }
 
 // Baseline: the same records through a FIFO per channel with no gate (push, pop, destroy).
-double run_fifo(Names& names, std::size_t channels, std::size_t records, bool reverse, std::uint64_t& delivered) {
+double run_fifo(Names& names, std::size_t channels, std::size_t records, Order order, std::uint64_t& delivered) {
   std::vector<std::deque<Received>> queues(channels);
   delivered = 0;
   std::size_t fed = 0;
-  return timed(names, channels, records, reverse, fed, [&](std::vector<Received>& batch) {
+  return timed(names, channels, records, order, fed, [&](std::vector<Received>& batch) {
     for (auto& r : batch) {
       auto& q = queues[r.channel % channels];
       q.push_back(std::move(r));
@@ -157,8 +181,9 @@ int main(int argc, char** argv) {
     Names names;
     std::uint64_t dg = 0, df = 0;
     std::size_t fed = 0;
-    double tg = run_gate(names, 16, records, reverse, fed, dg);
-    double tf = run_fifo(names, 16, records, reverse, df);
+    const Order order = reverse ? Order::reverse : Order::causal;
+    double tg = run_gate(names, 16, records, order, fed, dg);
+    double tf = run_fifo(names, 16, records, order, df);
     if (dg != fed) {
       std::fprintf(stderr, "gate delivered %llu of %zu\n", static_cast<unsigned long long>(dg), fed);
       return 1;
@@ -167,15 +192,15 @@ int main(int argc, char** argv) {
                 static_cast<double>(fed) / tg, static_cast<double>(df) / tf, tf / tg);
   }
 
-  for (bool reverse : {false, true}) {
-    std::printf("\n%-34s %14s %14s %8s\n", reverse ? "3. scaling (reverse order, held)" : "2. scaling (causal order)",
+  for (Order order : {Order::causal, Order::chain}) {
+    std::printf("\n%-34s %14s %14s %8s\n", order == Order::chain ? "3. scaling (held chain)" : "2. scaling (causal order)",
                 "ns/delivery", "rec/s", "vs 10");
     double base = 0;
     for (std::size_t channels : {10UL, 1'000UL, 100'000UL}) {
       Names names;
       std::uint64_t d = 0;
       std::size_t fed = 0;
-      double t = run_gate(names, channels, records, reverse, fed, d);
+      double t = run_gate(names, channels, records, order, fed, d);
       if (d != fed) {
         std::fprintf(stderr, "gate delivered %llu of %zu\n", static_cast<unsigned long long>(d), fed);
         return 1;

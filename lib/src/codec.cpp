@@ -215,8 +215,9 @@ struct Decoder {
   }
 
   bool intern_topic(TopicBlock& t) {
-    if (auto known = names.find_topic(t.name)) {
-      t.id = *known;
+    const std::optional<TopicId> known = names.find_topic(t.name);
+    if (known.has_value()) {
+      t.id = known.value();
     } else if (topic_ok(t.name)) {
       t.id = names.topic(t.name);
     } else {

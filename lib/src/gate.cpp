@@ -130,7 +130,7 @@ bool Gate::receive(Received&& r) {
   cover_all_names();
   if (!in_scope(r.channel)) throw std::logic_error("Gate::receive: channel not in scope");
   ChannelState& st = channels_[r.channel];
-  if (st.failed) return false;  // fail closed: nothing at or after the failed offset
+  if (reach_[r.channel].failed) return false;  // fail closed: nothing at or after the failed offset
   ++stats_.received;
 
   // 1 replay guard. A record not above the queue's tail is a re-read without reassign():
@@ -145,7 +145,24 @@ bool Gate::receive(Received&& r) {
   // every claim the frontier already covers is not folded: custody only ever reaches the
   // stamp joined with the frontier, and frontiers never go down, so those claims would add
   // nothing. In a stream that arrives in causal order that is nearly every record.
-  if (!frontier_covers(r.clock)) st.custody.join(r.clock);
+  const bool covered = frontier_covers(r.clock);
+  if (!covered) st.custody.join(r.clock);
+  if (covered && st.queue.empty()) {
+    // The common case, without the queue: the record becomes head on arrival (2 bridge at
+    // receive), and with every claim covered the gate (8) passes at once, so it is
+    // delivered (9) without being copied into the hold queue and out again.
+    if (on(Rule::fold_in) && raise_frontier(r.channel, r.offset - 1, Release::fold_in, kNoOffset)) {
+      ++stats_.bridges_at_receive;
+    }
+    ++stats_.delivered;
+    if (observer_) {
+      observer_->delivered(
+          Delivery{r.channel, r.offset, r.clock, r.tag, r.now, Release::immediate, r.channel, kNoOffset});
+    }
+    delivered(r.channel, r.offset, r.clock.origin);
+    run_cascade();
+    return true;
+  }
   // 4 queue.
   const bool was_empty = st.queue.empty();
   st.queue.push_back(Held{r.offset, std::move(r.clock), r.tag, r.now});
@@ -154,8 +171,8 @@ bool Gate::receive(Received&& r) {
     became_head(r.channel, /*at_receive=*/true);  // 2 bridge at receive
     run_cascade();
   }
-  const bool delivered = st.queue.empty() || st.queue.back().offset != r.offset;
-  if (!delivered) ++stats_.holds;
+  const bool delivered_at_once = st.queue.empty() || st.queue.back().offset != r.offset;
+  if (!delivered_at_once) ++stats_.holds;
   return true;
 }
 
@@ -207,20 +224,20 @@ void Gate::apply_position(ChannelId ch, bool remembered) {
 
 void Gate::fail_closed(ChannelId ch, Offset offset) {
   ChannelState& st = state(ch);
-  if (st.failed) return;
-  st.failed = true;
+  if (reach_[ch].failed) return;
+  reach_[ch].failed = true;
   st.failed_offset = offset;
   ++stats_.failed_closed;
 }
 
 bool Gate::failed(ChannelId ch) const {
   const ChannelState* st = find(ch);
-  return st && st->failed;
+  return st && reach_[ch].failed;
 }
 
 std::optional<Offset> Gate::failed_at(ChannelId ch) const {
   const ChannelState* st = find(ch);
-  if (!st || !st->failed) return std::nullopt;
+  if (!st || !reach_[ch].failed) return std::nullopt;
   return st->failed_offset;
 }
 
@@ -229,7 +246,7 @@ void Gate::reassign(ChannelId ch) {
   held_total_ -= st.queue.size();
   st.queue.clear();
   st.position = kNoOffset;
-  st.failed = false;  // a re-read is the retry that fail-closed left room for
+  reach_[ch].failed = false;  // a re-read is the retry that fail-closed left room for
   st.failed_offset = kNoOffset;
   restart_evaluation(ch);
   ++stats_.reassignments;
@@ -239,7 +256,7 @@ void Gate::reassign(ChannelId ch) {
 
 bool Gate::raise_frontier(ChannelId ch, Offset to, Release why, Offset by_offset) {
   ChannelState& st = channels_[ch];
-  if (st.failed) to = std::min(to, st.failed_offset - 1);
+  if (reach_[ch].failed) to = std::min(to, st.failed_offset - 1);
   Offset& frontier = reach_[ch].frontier;
   if (to <= frontier) return false;
   frontier = to;
@@ -392,6 +409,11 @@ void Gate::deliver_head(ChannelId ch) {
   }
   st.queue.pop_front();
   --held_total_;
+  delivered(ch, offset, origin);
+}
+
+void Gate::delivered(ChannelId ch, Offset offset, const std::optional<Origin>& origin) {
+  ChannelState& st = channels_[ch];
   // 9 deliver: the frontier advances to the delivered offset; wake what it releases.
   raise_frontier(ch, offset, Release::frontier, offset);
   // Sequence-claim resolution: the delivered send number resolves claims on it.

@@ -44,29 +44,17 @@ bool valid_sender_name(std::string_view sender) {
   return !sender.empty() && sender.size() <= 255 && valid_utf8(sender);
 }
 
-std::size_t Names::recent_slot(std::string_view s) {
-  // Length and the first and last byte: cheap, and enough to spread typical topic and
-  // sender names ("orders", "payments", "svc-a-7f3c..") over the slots.
-  std::size_t h = s.size() * 31;
-  if (!s.empty()) h += static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
-  return h % kRecent;
-}
-
-std::optional<TopicId> Names::find_topic(std::string_view topic) const {
-  TopicId& recent = recent_topics_[recent_slot(topic)];
-  if (recent < topics_.size() && topics_[recent] == topic) return recent;
+std::optional<TopicId> Names::find_topic_slow(std::string_view topic) const {
   auto it = topic_ids_.find(topic);
   if (it == topic_ids_.end()) return std::nullopt;
-  recent = it->second;
+  recent_topics_[recent_slot(topic)] = it->second;
   return it->second;
 }
 
-std::optional<SenderId> Names::find_sender(std::string_view sender) const {
-  SenderId& recent = recent_senders_[recent_slot(sender)];
-  if (recent < senders_.size() && senders_[recent] == sender) return recent;
+std::optional<SenderId> Names::find_sender_slow(std::string_view sender) const {
   auto it = sender_ids_.find(sender);
   if (it == sender_ids_.end()) return std::nullopt;
-  recent = it->second;
+  recent_senders_[recent_slot(sender)] = it->second;
   return it->second;
 }
 

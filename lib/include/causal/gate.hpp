@@ -267,33 +267,35 @@ class Gate {
     SeqNo seq;
     bool delivered_here;  // a record of this sender was delivered here since the baseline: presence
   };
-  // The two fields every claim check reads, kept dense and apart from ChannelState so that
+  // The fields every claim check reads, kept dense and apart from ChannelState so that
   // checking a claim touches 16 bytes rather than a state of several hundred (at 100,000
   // channels: 1.6 MB that stays in cache, against tens of MB that do not).
   struct Reach {
     Offset frontier = kNoOffset;
     bool consumed = false;
+    bool failed = false;  // failed closed (rule 11)
   };
-  struct ChannelState {
-    bool failed = false;
-    Offset failed_offset = kNoOffset;
-    Offset baseline = 0;
-    Offset position = kNoOffset;  // highest reported position, kNoOffset if none
+  // Laid out for the delivery path: the fields every delivery touches come first and fill
+  // one cache line; custody, touched only when a clock is folded, comes last.
+  struct alignas(64) ChannelState {
     HoldQueue queue;
-    Clock custody;
-    std::vector<SeqEntry> delivered_seq;      // few senders per channel: a flat vector
     std::vector<OffsetWaiter> offset_waiters;  // min-heap on `needed`: heads waiting on this frontier
-    std::vector<SeqWaiter> seq_waiters;        // heads waiting on a send of this channel
+    Offset position = kNoOffset;               // highest reported position, kNoOffset if none
     // Evaluation state of the head: resume points into its offset claims, then its
     // sequence claims; reset whenever a record becomes head.
     std::uint32_t next_offset_claim = 0;
     std::uint32_t next_seq_claim = 0;
     std::uint32_t epoch = 0;
     bool waiting = false;                     // head is registered as a waiter
-    std::optional<Blocker> blocker;           // the claim the head waits on, when waiting
     Release release = Release::immediate;     // what will have released the head
     ChannelId released_by_channel = 0;
     Offset released_by_offset = kNoOffset;
+    std::optional<Blocker> blocker;           // the claim the head waits on, when waiting
+    std::vector<SeqEntry> delivered_seq;      // few senders per channel: a flat vector
+    std::vector<SeqWaiter> seq_waiters;       // heads waiting on a send of this channel
+    Offset failed_offset = kNoOffset;         // where it failed closed, when Reach::failed
+    Offset baseline = 0;
+    Clock custody;
   };
 
   ChannelState& state(ChannelId ch);
@@ -319,6 +321,9 @@ class Gate {
   // Evaluates the head of ch from its resume point; delivers it if nothing blocks it.
   bool evaluate(ChannelId ch);
   void deliver_head(ChannelId ch);
+  // What follows every delivery on ch, whether from the queue or at once on arrival: the
+  // frontier advance, sequence-claim resolution, and the next head or remembered position.
+  void delivered(ChannelId ch, Offset offset, const std::optional<Origin>& origin);
   void apply_position(ChannelId ch, bool remembered);
   void restart_evaluation(ChannelId ch);
   // Normalise and restrict (gate steps 6 and 7): true when the claim takes no part.

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <expected>
 #include <optional>
 #include <span>
@@ -44,8 +45,16 @@ class Names {
   // The ids of names already interned, or nullopt; any input is allowed. These are the
   // decoder's hot path: a topic or sender seen recently costs one short compare, and a
   // channel of a known topic one indexed load.
-  std::optional<TopicId> find_topic(std::string_view topic) const;
-  std::optional<SenderId> find_sender(std::string_view sender) const;
+  std::optional<TopicId> find_topic(std::string_view topic) const {
+    TopicId recent = recent_topics_[recent_slot(topic)];
+    if (recent < topics_.size() && same_bytes(topics_[recent], topic)) return recent;
+    return find_topic_slow(topic);
+  }
+  std::optional<SenderId> find_sender(std::string_view sender) const {
+    SenderId recent = recent_senders_[recent_slot(sender)];
+    if (recent < senders_.size() && same_bytes(senders_[recent], sender)) return recent;
+    return find_sender_slow(sender);
+  }
   std::optional<ChannelId> find_channel(TopicId topic, std::int32_t partition) const;
   // The channels of `topic` indexed by partition, kNoChannel where a partition is not
   // interned; it may end before partitions that are. Valid until the next channel().
@@ -76,7 +85,34 @@ class Names {
   // Direct-mapped caches of recent lookups, keyed by a cheap hash of the name; a hit is
   // confirmed by comparing the stored name, so a collision is only a miss.
   static constexpr std::size_t kRecent = 64;
-  static std::size_t recent_slot(std::string_view s);
+  static std::size_t recent_slot(std::string_view s) {
+    // Length and the first and last byte: cheap, and enough to spread typical topic and
+    // sender names ("orders", "payments", "svc-a-7f3c..") over the slots.
+    std::size_t h = s.size() * 31;
+    if (!s.empty()) h += static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
+    return h % kRecent;
+  }
+  // a == b, inline for names of up to 16 bytes (a library memcmp costs more than the
+  // compare itself at these sizes).
+  static bool same_bytes(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n < 4 || n > 16) return a == b;
+    const char* x = a.data();
+    const char* y = b.data();
+    if (n < 8) return load<std::uint32_t>(x) == load<std::uint32_t>(y) &&
+                      load<std::uint32_t>(x + n - 4) == load<std::uint32_t>(y + n - 4);
+    return load<std::uint64_t>(x) == load<std::uint64_t>(y) &&
+           load<std::uint64_t>(x + n - 8) == load<std::uint64_t>(y + n - 8);
+  }
+  template <class T>
+  static T load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  std::optional<TopicId> find_topic_slow(std::string_view topic) const;
+  std::optional<SenderId> find_sender_slow(std::string_view sender) const;
 
   struct Hash {
     using is_transparent = void;
