@@ -50,92 +50,242 @@ void install_stop_signals() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names& names) {
-  // Same bytes as nlohmann's dump(): keys in sorted order (claims, origin, seq_claims) and
-  // the claims in canonical order (topic name, partition, sender name).
+namespace {
+
+// Writes through a raw pointer into room reserved in a memory_buffer, so that a line of many
+// short fields costs one capacity check per field and no per-append call. Bytes between the
+// buffer's size and the cursor are written but not yet counted until done(); nothing else
+// may append to the buffer while a Cursor is writing into it.
+class Cursor {
+ public:
+  explicit Cursor(fmt::memory_buffer& b) : b_(b), p_(b.data() + b.size()) {}
+  Cursor(const Cursor&) = delete;
+  Cursor& operator=(const Cursor&) = delete;
+
+  // Room for n more bytes at the cursor; returns where they go.
+  [[gnu::always_inline]] char* room(std::size_t n) {
+    if (static_cast<std::size_t>(b_.data() + b_.capacity() - p_) < n) grow(n);
+    return p_;
+  }
+  void advance_to(char* end) { p_ = end; }
+  [[gnu::always_inline]] void lit(std::string_view s) {
+    room(s.size());
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  [[gnu::always_inline]] void put(char c) {
+    room(1);
+    *p_++ = c;
+  }
+  template <class Int>
+  void num(Int v) {
+    fmt::format_int f(v);
+    lit(std::string_view(f.data(), f.size()));
+  }
+  void done() { b_.resize(used()); }
+
+ private:
+  std::size_t used() const { return static_cast<std::size_t>(p_ - b_.data()); }
+  void grow(std::size_t n) {
+    std::size_t u = used();
+    b_.resize(u);  // within capacity: keeps the bytes, counts them so that reserve copies them
+    b_.reserve(std::max(u + n, 2 * b_.capacity()));
+    p_ = b_.data() + u;
+  }
+  fmt::memory_buffer& b_;
+  char* p_;
+};
+
+// fmt's "{:.3f}" of micros / 1000.0. Below 10^15 that double is within far less than half
+// a thousandth of the exact quotient, so the integer digits are the same text.
+void write_millis(Cursor& c, std::int64_t micros) {
+  if (micros >= 0 && micros < 1'000'000'000'000'000) {
+    c.num(micros / 1000);
+    char* at = c.room(4);
+    auto frac = static_cast<unsigned>(micros % 1000);
+    at[0] = '.';
+    at[1] = static_cast<char>('0' + frac / 100);
+    at[2] = static_cast<char>('0' + frac / 10 % 10);
+    at[3] = static_cast<char>('0' + frac % 10);
+    c.advance_to(at + 4);
+    return;
+  }
+  auto f = fmt::format("{:.3f}", static_cast<double>(micros) / 1000.0);
+  c.lit(f);
+}
+
+// `head` then the bytes as a JSON string, or as base64 followed by `b64_tail` when they are
+// not UTF-8; null when absent.
+void bytes_field(Cursor& c, std::string_view head, std::string_view b64_tail, const void* data, std::size_t size) {
+  if (!data) {
+    c.lit(head);
+    c.lit("null");
+    return;
+  }
+  std::string_view s(static_cast<const char*>(data), size);
+  char* at = c.room(head.size() + kafka::json_string_max(size));
+  std::memcpy(at, head.data(), head.size());
+  at += head.size();
+  if (char* end = kafka::write_json_string_utf8(at, s)) {
+    c.advance_to(end);
+    return;
+  }
+  c.advance_to(at);
+  at = c.room(kafka::base64_size(size) + 2 + b64_tail.size());
+  *at++ = '"';
+  at = kafka::write_base64(at, s);
+  *at++ = '"';
+  std::memcpy(at, b64_tail.data(), b64_tail.size());
+  c.advance_to(at + b64_tail.size());
+}
+
+// A JSON string of text that is known to be UTF-8 (names that passed validation).
+void json_text(Cursor& c, std::string_view s) {
+  char* at = c.room(kafka::json_string_max(s.size()));
+  if (char* end = kafka::write_json_string_utf8(at, s)) {
+    c.advance_to(end);
+  } else {  // not reached for interned names; the old escaper's bytes all the same
+    fmt::memory_buffer tmp;
+    kafka::append_json_string(tmp, s);
+    c.lit(std::string_view(tmp.data(), tmp.size()));
+  }
+}
+
+// clock_to_json(clock, names).dump(), byte for byte: keys in sorted order (claims, origin,
+// seq_claims) and the claims in canonical order (topic name, partition, sender name).
+void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
   struct Off {
     const std::string* topic;
     std::int32_t partition;
+    ChannelId channel;
     Offset offset;
   };
+  auto topic_less = [](const std::string* a, std::int32_t pa, const std::string* b, std::int32_t pb) {
+    if (a != b) {
+      if (int k = a->compare(*b); k != 0) return k < 0;
+    }
+    return pa < pb;
+  };
+  const auto& co = clock.offsets();
   Off offs_small[16];
   std::vector<Off> offs_big;
-  std::span<Off> offs;
-  const auto& co = clock.offsets();
-  if (co.size() <= 16) {
-    offs = std::span<Off>(offs_small, co.size());
-  } else {
+  Off* offs = offs_small;
+  if (co.size() > 16) {
     offs_big.resize(co.size());
-    offs = offs_big;
+    offs = offs_big.data();
   }
-  for (std::size_t i = 0; i < co.size(); ++i) {
-    offs[i] = {&names.channel_topic(co[i].channel), names.channel_partition(co[i].channel), co[i].offset};
+  std::size_t n = 0;
+  for (const auto& claim : co) {
+    offs[n++] = {&names.channel_topic(claim.channel), names.channel_partition(claim.channel), claim.channel,
+                 claim.offset};
   }
-  std::sort(offs.begin(), offs.end(), [](const Off& a, const Off& b) {
-    if (a.topic != b.topic) {
-      if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
-    }
-    return a.partition < b.partition;
-  });
-  append(out, "{\"claims\":[");
-  bool first = true;
-  for (const auto& c : offs) {
-    if (!first) out.push_back(',');
-    first = false;
-    append(out, "{\"offset\":");
-    append_int(out, c.offset);
-    append(out, ",\"partition\":");
-    append_int(out, c.partition);
-    append(out, ",\"topic\":");
-    kafka::append_json_string(out, *c.topic);
-    out.push_back('}');
+  std::sort(offs, offs + n,
+            [&](const Off& a, const Off& b) { return topic_less(a.topic, a.partition, b.topic, b.partition); });
+  c.lit("{\"claims\":[");
+  for (std::size_t i = 0; i < n; ++i) {
+    c.lit(i ? ",{\"offset\":" : "{\"offset\":");
+    c.num(offs[i].offset);
+    c.lit(jn.channel(offs[i].channel).claim_tail);
   }
-  append(out, "],\"origin\":");
+  c.lit("],\"origin\":");
   if (clock.origin) {
-    append(out, "{\"sender\":");
-    kafka::append_json_string(out, names.sender_name(clock.origin->sender));
-    append(out, ",\"seq\":");
-    append_int(out, clock.origin->seq);
-    out.push_back('}');
+    c.lit("{\"sender\":");
+    c.lit(jn.sender(clock.origin->sender));
+    c.lit(",\"seq\":");
+    c.num(clock.origin->seq);
+    c.put('}');
   } else {
-    append(out, "null");
+    c.lit("null");
   }
-  append(out, ",\"seq_claims\":[");
-  struct Seq {
-    const std::string* topic;
-    std::int32_t partition;
-    const std::string* sender;
-    SeqNo seq;
-  };
-  std::vector<Seq> seqs;
-  seqs.reserve(clock.seqs().size());
-  for (const auto& c : clock.seqs()) {
-    seqs.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel), &names.sender_name(c.sender),
-                    c.seq});
+  c.lit(",\"seq_claims\":[");
+  const auto& cs = clock.seqs();
+  if (cs.size() > 0) {
+    struct Seq {
+      const std::string* topic;
+      std::int32_t partition;
+      const std::string* sender;
+      ChannelId channel;
+      SenderId sender_id;
+      SeqNo seq;
+    };
+    std::vector<Seq> seqs;
+    seqs.reserve(cs.size());
+    for (const auto& claim : cs) {
+      seqs.push_back({&names.channel_topic(claim.channel), names.channel_partition(claim.channel),
+                      &names.sender_name(claim.sender), claim.channel, claim.sender, claim.seq});
+    }
+    std::sort(seqs.begin(), seqs.end(), [&](const Seq& a, const Seq& b) {
+      if (a.topic != b.topic || a.partition != b.partition) {
+        return topic_less(a.topic, a.partition, b.topic, b.partition);
+      }
+      return a.sender->compare(*b.sender) < 0;
+    });
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+      const auto& ch = jn.channel(seqs[i].channel);
+      c.lit(i ? ",{\"partition\":" : "{\"partition\":");
+      c.lit(ch.partition);
+      c.lit(",\"sender\":");
+      c.lit(jn.sender(seqs[i].sender_id));
+      c.lit(",\"seq\":");
+      c.num(seqs[i].seq);
+      c.lit(",\"topic\":");
+      c.lit(ch.topic);
+      c.put('}');
+    }
   }
-  std::sort(seqs.begin(), seqs.end(), [](const Seq& a, const Seq& b) {
-    if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
-    if (a.partition != b.partition) return a.partition < b.partition;
-    return a.sender->compare(*b.sender) < 0;
-  });
-  first = true;
-  for (const auto& c : seqs) {
-    if (!first) out.push_back(',');
-    first = false;
-    append(out, "{\"partition\":");
-    appendf(out, "{}", c.partition);
-    append(out, ",\"sender\":");
-    kafka::append_json_string(out, *c.sender);
-    append(out, ",\"seq\":");
-    appendf(out, "{}", c.seq);
-    append(out, ",\"topic\":");
-    kafka::append_json_string(out, *c.topic);
-    out.push_back('}');
-  }
-  append(out, "]}");
+  c.lit("]}");
 }
 
-RecordWriter::RecordWriter(Settings s, Names& names) : settings_(std::move(s)), names_(names) {
+}  // namespace
+
+void JsonNames::render_channel(ChannelId c) {
+  if (c >= channels_.size()) channels_.resize(static_cast<std::size_t>(c) + 1);
+  Channel& ch = channels_[c];
+  fmt::memory_buffer b;
+  {
+    Cursor cur(b);
+    json_text(cur, names_.channel_topic(c));
+    cur.done();
+  }
+  ch.topic.assign(b.data(), b.size());
+  ch.partition = fmt::format_int(names_.channel_partition(c)).str();
+  ch.record_head = "{\"topic\":" + ch.topic + ",\"partition\":" + ch.partition + ",\"offset\":";
+  ch.claim_tail = ",\"partition\":" + ch.partition + ",\"topic\":" + ch.topic + "}";
+  b.clear();
+  {
+    Cursor cur(b);
+    json_text(cur, names_.channel_text(c));
+    cur.done();
+  }
+  ch.text.assign(b.data(), b.size());
+}
+
+void JsonNames::render_sender(SenderId s) {
+  if (s >= senders_.size()) senders_.resize(static_cast<std::size_t>(s) + 1);
+  fmt::memory_buffer b;
+  Cursor cur(b);
+  json_text(cur, names_.sender_name(s));
+  cur.done();
+  senders_[s].assign(b.data(), b.size());
+}
+
+void JsonNames::append_clock(fmt::memory_buffer& out, const Clock& clock) {
+  Cursor c(out);
+  write_clock(c, *this, names_, clock);
+  c.done();
+}
+
+void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names& names) {
+  JsonNames(names).append_clock(out, clock);
+}
+
+void append_millis(fmt::memory_buffer& out, std::int64_t micros) {
+  Cursor c(out);
+  write_millis(c, micros);
+  c.done();
+}
+
+RecordWriter::RecordWriter(Settings s, Names& names) : settings_(std::move(s)), names_(names), json_names_(names) {
   out_.reserve(kFlushAt * 2);
 }
 
@@ -268,27 +418,6 @@ void RecordWriter::note(std::string_view text) {
   fmt::print(stderr, "{}: {}\n", settings_.prog, text);
 }
 
-void RecordWriter::append_bytes_field(std::string_view name, const void* data, std::size_t size, bool nullable) {
-  out_.push_back(',');
-  out_.push_back('"');
-  append(out_, name);
-  append(out_, "\":");
-  if (!data) {
-    append(out_, nullable ? "null" : "\"\"");
-    return;
-  }
-  std::string_view s(static_cast<const char*>(data), size);
-  if (kafka::valid_utf8(s)) {
-    kafka::append_json_string(out_, s);
-  } else {
-    out_.push_back('"');
-    kafka::append_base64(out_, s);
-    append(out_, "\",\"");
-    append(out_, name);
-    append(out_, "_encoding\":\"base64\"");
-  }
-}
-
 void RecordWriter::text_bytes(const void* data, std::size_t size) {
   if (!data) {
     append(out_, "(null)");
@@ -329,19 +458,22 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
   if (limit_reached() || broken_) return;
   auto* msg = const_cast<rd_kafka_message_t*>(&msg_in);
   ++records_;
-  auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                    std::chrono::steady_clock::now().time_since_epoch())
-                    .count();
-  double held_ms = static_cast<double>(now_us - d.received_at) / 1000.0;
-  if (d.release == Release::immediate) held_ms = 0;
-  rd_kafka_timestamp_type_t tstype = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
-  std::int64_t ts = rd_kafka_message_timestamp(msg, &tstype);
-  rd_kafka_headers_t* hdrs = nullptr;
-  if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR) hdrs = nullptr;
+  std::int64_t held_us = 0;  // a record released at receive was never held: no clock read
+  if (d.release != Release::immediate) {
+    auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count();
+    held_us = now_us - d.received_at;
+  }
+  double held_ms = static_cast<double>(held_us) / 1000.0;
   const std::string& topic = names_.channel_topic(d.channel);
   std::int32_t partition = names_.channel_partition(d.channel);
 
   if (settings_.format == Format::text) {
+    rd_kafka_timestamp_type_t tstype = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+    std::int64_t ts = rd_kafka_message_timestamp(msg, &tstype);
+    rd_kafka_headers_t* hdrs = nullptr;
+    if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR) hdrs = nullptr;
     if (settings_.show_held && d.release != Release::immediate) {
       if (settings_.colour) append(out_, kGreen);
       appendf(out_, "  release  {}@{}  by {}", names_.channel_text(d.channel), d.offset, to_string(d.release));
@@ -430,58 +562,61 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
     end_line();
   }
   if (settings_.format == Format::json) append(out_, json_items_++ ? ",\n" : "\n");
-  append(out_, "{\"topic\":");
-  kafka::append_json_string(out_, topic);
-  append(out_, ",\"partition\":");
-  append_int(out_, partition);
-  append(out_, ",\"offset\":");
-  append_int(out_, d.offset);
-  append(out_, ",\"timestamp\":");
-  append_int(out_, ts);
-  append(out_, tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? ",\"timestamp_type\":\"create\""
-               : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? ",\"timestamp_type\":\"log_append\""
-                                                              : ",\"timestamp_type\":\"none\"");
-  append_bytes_field("key", msg->key, msg->key_len, true);
-  append_bytes_field("value", msg->payload, msg->len, true);
-  append(out_, ",\"headers\":[");
+  json_record(d, msg, held_us);
+  if (settings_.format == Format::jsonl) end_line();
+  else if (out_.size() >= kFlushAt) write_out();
+}
+
+void RecordWriter::json_record(const Delivery& d, rd_kafka_message_t* msg, std::int64_t held_us) {
+  rd_kafka_timestamp_type_t tstype = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+  std::int64_t ts = rd_kafka_message_timestamp(msg, &tstype);
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR) hdrs = nullptr;
+
+  Cursor c(out_);
+  c.lit(json_names_.channel(d.channel).record_head);
+  c.num(d.offset);
+  c.lit(",\"timestamp\":");
+  c.num(ts);
+  c.lit(tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? ",\"timestamp_type\":\"create\""
+        : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? ",\"timestamp_type\":\"log_append\""
+                                                       : ",\"timestamp_type\":\"none\"");
+  bytes_field(c, ",\"key\":", ",\"key_encoding\":\"base64\"", msg->key, msg->key_len);
+  bytes_field(c, ",\"value\":", ",\"value_encoding\":\"base64\"", msg->payload, msg->len);
+  c.lit(",\"headers\":[");
+  bool has_clock = false;
   if (hdrs) {
     const char* n;
     const void* v;
     size_t sz;
     for (std::size_t i = 0; rd_kafka_header_get_all(hdrs, i, &n, &v, &sz) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
-      if (i) out_.push_back(',');
       std::string_view name(n);
-      append(out_, "{\"name\":");
-      if (kafka::valid_utf8(name)) {
-        kafka::append_json_string(out_, name);
-      } else {
-        out_.push_back('"');
-        kafka::append_base64(out_, name);
-        append(out_, "\",\"name_encoding\":\"base64\"");
-      }
-      append_bytes_field("value", v, sz, true);
-      out_.push_back('}');
+      has_clock = has_clock || name == kClockHeader;
+      bytes_field(c, i ? ",{\"name\":" : "{\"name\":", ",\"name_encoding\":\"base64\"", n, name.size());
+      bytes_field(c, ",\"value\":", ",\"value_encoding\":\"base64\"", v, sz);
+      c.put('}');
     }
   }
-  append(out_, "],\"clock\":");
-  bool has_clock = false;
-  if (hdrs) {
-    const void* v;
-    size_t sz;
-    static const std::string name(kClockHeader);
-    has_clock = rd_kafka_header_get_last(hdrs, name.c_str(), &v, &sz) == RD_KAFKA_RESP_ERR_NO_ERROR;
-  }
-  if (has_clock) append_clock_json(out_, d.clock, names_);
-  else append(out_, "null");
+  c.lit("],\"clock\":");
+  if (has_clock) write_clock(c, json_names_, names_, d.clock);
+  else c.lit("null");
   if (d.release == Release::immediate) {
-    append(out_, ",\"held_ms\":0.000,\"released_by\":{\"reason\":\"immediate\"}}");
+    c.lit(",\"held_ms\":0.000,\"released_by\":{\"reason\":\"immediate\"}}");
   } else {
-    appendf(out_, ",\"held_ms\":{:.3f},\"released_by\":", held_ms);
-    append_released_by(d);
-    out_.push_back('}');
+    c.lit(",\"held_ms\":");
+    write_millis(c, held_us);
+    c.lit(",\"released_by\":{\"reason\":\"");
+    c.lit(to_string(d.release));
+    c.put('"');
+    if (d.release == Release::frontier || d.release == Release::seq_resolved) {
+      c.lit(",\"channel\":");
+      c.lit(json_names_.channel(d.released_by_channel).text);
+      c.lit(",\"offset\":");
+      c.num(d.released_by_offset);
+    }
+    c.lit("}}");
   }
-  if (settings_.format == Format::jsonl) end_line();
-  else if (out_.size() >= kFlushAt) write_out();
+  c.done();
 }
 
 }  // namespace causal::cli

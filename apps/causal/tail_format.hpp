@@ -15,6 +15,10 @@
 // Contract: a line is built whole in a reused buffer and only whole lines are written, with
 // write(2), when the buffer passes 64 KiB, at flush() and at finish(). A reader never sees a
 // partial record, also when the run is interrupted. EPIPE ends output quietly (broken()).
+// The jsonl/json record line is the hot path of `causal tail`: it is written through a raw
+// pointer into room reserved in that buffer, with the JSON text of each channel and sender
+// (topic, partition, sender name) rendered once and cached (JsonNames), and strings
+// validated and escaped in one pass (kafka::write_json_string_utf8).
 // Thread-safety: none; used from the consumer host's thread.
 #pragma once
 
@@ -22,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,8 +41,42 @@ namespace causal::cli {
 extern volatile std::sig_atomic_t g_stop;
 void install_stop_signals();
 
+// JSON text of channels and senders, rendered once per id and kept (ids are never reused
+// by a Names). append_clock appends clock_to_json(clock, names).dump(), byte for byte,
+// without building a json value.
+class JsonNames {
+ public:
+  explicit JsonNames(const Names& names) : names_(names) {}
+  struct Channel {
+    std::string topic;        // the topic as a JSON string literal, quotes included
+    std::string partition;    // decimal
+    std::string record_head;  // {"topic":T,"partition":P,"offset":
+    std::string claim_tail;   // ,"partition":P,"topic":T}
+    std::string text;         // "topic/partition" as a JSON string literal
+  };
+  const Channel& channel(ChannelId c) {
+    if (c >= channels_.size() || channels_[c].topic.empty()) render_channel(c);
+    return channels_[c];
+  }
+  // The sender's name as a JSON string literal, quotes included.
+  const std::string& sender(SenderId s) {
+    if (s >= senders_.size() || senders_[s].empty()) render_sender(s);
+    return senders_[s];
+  }
+  void append_clock(fmt::memory_buffer& out, const Clock& clock);
+
+ private:
+  void render_channel(ChannelId c);
+  void render_sender(SenderId s);
+  const Names& names_;
+  std::vector<Channel> channels_;
+  std::vector<std::string> senders_;
+};
+
 // Appends clock_to_json(clock, names).dump() to `out` without building a json value.
 void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names& names);
+// Appends fmt::format("{:.3f}", micros / 1000.0): held_ms of a record line.
+void append_millis(fmt::memory_buffer& out, std::int64_t micros);
 
 class RecordWriter : public kafka::HostObserver {
  public:
@@ -73,12 +112,13 @@ class RecordWriter : public kafka::HostObserver {
   void end_line();
   void event_prefix(std::string_view event);
   void write_out();
-  void append_bytes_field(std::string_view name, const void* data, std::size_t size, bool nullable);
   void text_bytes(const void* data, std::size_t size);
   void append_released_by(const Delivery& d);
+  void json_record(const Delivery& d, rd_kafka_message_t* msg, std::int64_t held_us);
 
   Settings settings_;
   Names& names_;
+  JsonNames json_names_;
   const Gate* gate_ = nullptr;
   fmt::memory_buffer out_;
   std::uint64_t records_ = 0;

@@ -1,6 +1,11 @@
 #include "causal/kafka/text.hpp"
 
 #include <array>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace causal::kafka {
 
@@ -60,33 +65,39 @@ constexpr std::array<std::int8_t, 256> make_reverse() {
 constexpr auto kReverse = make_reverse();
 }  // namespace
 
-void append_base64(fmt::memory_buffer& out, std::string_view bytes) {
+char* write_base64(char* out, std::string_view bytes) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   std::size_t n = bytes.size();
   std::size_t i = 0;
-  char quad[4];
   for (; i + 3 <= n; i += 3) {
-    std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8) | p[i + 2];
-    quad[0] = kAlphabet[v >> 18];
-    quad[1] = kAlphabet[(v >> 12) & 63];
-    quad[2] = kAlphabet[(v >> 6) & 63];
-    quad[3] = kAlphabet[v & 63];
-    out.append(quad, quad + 4);
+    std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8) | p[i + 2];
+    out[0] = kAlphabet[v >> 18];
+    out[1] = kAlphabet[(v >> 12) & 63];
+    out[2] = kAlphabet[(v >> 6) & 63];
+    out[3] = kAlphabet[v & 63];
+    out += 4;
   }
   if (n - i == 1) {
-    std::uint32_t v = p[i] << 16;
-    quad[0] = kAlphabet[v >> 18];
-    quad[1] = kAlphabet[(v >> 12) & 63];
-    quad[2] = quad[3] = '=';
-    out.append(quad, quad + 4);
+    std::uint32_t v = std::uint32_t{p[i]} << 16;
+    out[0] = kAlphabet[v >> 18];
+    out[1] = kAlphabet[(v >> 12) & 63];
+    out[2] = out[3] = '=';
+    out += 4;
   } else if (n - i == 2) {
-    std::uint32_t v = (p[i] << 16) | (p[i + 1] << 8);
-    quad[0] = kAlphabet[v >> 18];
-    quad[1] = kAlphabet[(v >> 12) & 63];
-    quad[2] = kAlphabet[(v >> 6) & 63];
-    quad[3] = '=';
-    out.append(quad, quad + 4);
+    std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8);
+    out[0] = kAlphabet[v >> 18];
+    out[1] = kAlphabet[(v >> 12) & 63];
+    out[2] = kAlphabet[(v >> 6) & 63];
+    out[3] = '=';
+    out += 4;
   }
+  return out;
+}
+
+void append_base64(fmt::memory_buffer& out, std::string_view bytes) {
+  std::size_t used = out.size();
+  out.resize(used + base64_size(bytes.size()));
+  write_base64(out.data() + used, bytes);
 }
 
 std::string base64(std::string_view bytes) {
@@ -141,6 +152,91 @@ void append_json_string(fmt::memory_buffer& out, std::string_view s) {
   }
   out.append(run, end);
   out.push_back('"');
+}
+
+char* write_json_string_utf8(char* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  *out++ = '"';
+  for (;;) {
+#if defined(__SSE2__)
+    // 16 bytes at a time while none needs a look: no control character, '"', '\\' or
+    // non-ASCII byte. The store may run ahead of what is kept; json_string_max leaves room
+    // (at least 16 bytes of input remain, each worth 6 bytes of room).
+    while (end - p >= 16) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), x);
+      __m128i ctrl = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);  // x <= 0x1f
+      __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+      __m128i bslash = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+      // movemask also takes the top bit of x itself: the non-ASCII bytes.
+      auto m = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(ctrl, quote), _mm_or_si128(bslash, x))));
+      if (m == 0) {
+        p += 16;
+        out += 16;
+        continue;
+      }
+      auto k = static_cast<unsigned>(__builtin_ctz(m));
+      p += k;
+      out += k;
+      break;
+    }
+#endif
+    if (p >= end) break;
+    unsigned c = *p;
+    if (c < 0x80) {
+      ++p;
+      if (c >= 0x20 && c != '"' && c != '\\') {
+        *out++ = static_cast<char>(c);
+        continue;
+      }
+      *out++ = '\\';
+      switch (c) {
+        case '"': *out++ = '"'; break;
+        case '\\': *out++ = '\\'; break;
+        case '\n': *out++ = 'n'; break;
+        case '\r': *out++ = 'r'; break;
+        case '\t': *out++ = 't'; break;
+        case '\b': *out++ = 'b'; break;
+        case '\f': *out++ = 'f'; break;
+        default:
+          std::memcpy(out, "u00", 3);
+          out[3] = kHex[c >> 4];
+          out[4] = kHex[c & 15];
+          out += 5;
+      }
+      continue;
+    }
+    // A multi-byte sequence: the same checks as valid_utf8, then copied as is.
+    int n;
+    unsigned cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return nullptr;
+    }
+    if (end - p <= n) return nullptr;
+    for (int i = 1; i <= n; ++i) {
+      unsigned cc = p[i];
+      if ((cc & 0xC0) != 0x80) return nullptr;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if (n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return nullptr;
+    if (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) return nullptr;
+    std::memcpy(out, p, static_cast<std::size_t>(n) + 1);
+    out += n + 1;
+    p += n + 1;
+  }
+  *out++ = '"';
+  return out;
 }
 
 }  // namespace causal::kafka
