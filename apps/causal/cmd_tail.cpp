@@ -120,9 +120,17 @@ Outcome run_tail(const TailOptions& o) {
   }
   co.lookups = !o.no_lookup;
   co.max_transaction_duration = std::chrono::milliseconds(o.max_txn_ms);
-  // Throughput: large fetches and a deep prefetch queue; -X overrides either.
-  co.extra_defaults = {{"fetch.max.bytes", "104857600"}, {"max.partition.fetch.bytes", "10485760"},
-                       {"queued.max.messages.kbytes", "262144"}};
+  // Throughput (-X overrides any of these). Every partition's fetch queue forwards into the
+  // one consumer queue, and librdkafka 2.0 compares that shared queue's length with
+  // queued.min.messages: at its default (100000) all partitions stopped fetching whenever
+  // 100000 records of any partitions were queued, and the loop then waited on an empty queue
+  // for about half of a 1M-record read. So the record count does not bound prefetch here;
+  // queued.max.messages.kbytes (payload bytes, also shared) does, and 2 MiB partition fetches
+  // keep responses small enough to be parsed while the previous one is consumed.
+  co.extra_defaults = {{"fetch.max.bytes", "104857600"},
+                       {"max.partition.fetch.bytes", "2097152"},
+                       {"queued.min.messages", "1000000"},
+                       {"queued.max.messages.kbytes", "32768"}};
 
   RecordWriter::Settings ws;
   ws.format = o.format;
