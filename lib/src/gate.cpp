@@ -243,6 +243,9 @@ std::optional<Offset> Gate::failed_at(ChannelId ch) const {
 
 void Gate::reassign(ChannelId ch) {
   ChannelState& st = state(ch);
+  if (observer_) {
+    for (std::size_t i = 0; i < st.queue.size(); ++i) observer_->discarded(ch, st.queue.at(i).offset, st.queue.at(i).tag);
+  }
   held_total_ -= st.queue.size();
   st.queue.clear();
   st.position = kNoOffset;

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,8 @@ struct Recorder : GateObserver {
   }
   void needs_lookup(ChannelId ch, SenderId s, SeqNo q) override { lookups.push_back({ch, s, q}); }
   void replay_dropped(ChannelId ch, Offset o) override { replays.emplace_back(ch, o); }
+  std::vector<std::tuple<ChannelId, Offset, std::uint64_t>> discards;
+  void discarded(ChannelId ch, Offset o, std::uint64_t tag) override { discards.emplace_back(ch, o, tag); }
 
   std::vector<std::pair<ChannelId, Offset>> order() const {
     std::vector<std::pair<ChannelId, Offset>> out;
@@ -58,7 +62,8 @@ struct Fixture {
     for (auto cl : claims) c.claim(cl.channel, cl.offset);
     return c;
   }
-  bool receive(ChannelId ch, Offset o, Clock c = {}) { return gate.receive({ch, o, std::move(c)}); }
+  std::uint64_t next_tag = 1;  // every received record gets its own tag
+  bool receive(ChannelId ch, Offset o, Clock c = {}) { return gate.receive({ch, o, std::move(c), next_tag++}); }
 };
 
 using P = std::pair<ChannelId, Offset>;
@@ -162,8 +167,16 @@ TEST_CASE_METHOD(Fixture, "replays: offsets at or below the frontier are dropped
   SECTION("reassignment discards the queue; the replay guard drops the re-read prefix") {
     gate.add_channel(B, 0);
     receive(A, 2, clock({{B, 0}}));  // held
+    receive(A, 3);                   // held behind it
     gate.reassign(A);                // re-read from offset 0
     CHECK(gate.held_count(A) == 0);
+    CHECK(gate.held_count() == 0);
+    // Each discarded record's tag comes back, head first, so a host can free its payload.
+    REQUIRE(rec.discards.size() == 2);
+    CHECK(std::get<1>(rec.discards[0]) == 2);
+    CHECK(std::get<1>(rec.discards[1]) == 3);
+    CHECK(std::get<0>(rec.discards[0]) == A);
+    CHECK(std::get<2>(rec.discards[0]) != std::get<2>(rec.discards[1]));
     CHECK_FALSE(receive(A, 0));
     CHECK_FALSE(receive(A, 1));
     CHECK(receive(A, 2, clock({{B, 0}})));

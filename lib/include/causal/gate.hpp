@@ -109,6 +109,9 @@ class GateObserver {
   // delivered post-baseline record there: the host may locate the send (lookup).
   virtual void needs_lookup(ChannelId /*ch*/, SenderId, SeqNo) {}
   virtual void replay_dropped(ChannelId, Offset) {}
+  // Reassignment discarded a held record that was never delivered; its tag is handed back
+  // so that a host keeping a payload behind the tag can free it. Called head first.
+  virtual void discarded(ChannelId, Offset, std::uint64_t /*tag*/) {}
 };
 
 // Counters for anti-vacuity (verification.md) and for tools. Monotone.
@@ -175,8 +178,9 @@ class Gate {
   bool failed(ChannelId ch) const;
   std::optional<Offset> failed_at(ChannelId ch) const;
 
-  // Reassignment: `ch` will be re-read from `position`. Discards its hold queue and the
-  // remembered position; the replay guard then drops what was already delivered.
+  // Reassignment: `ch` will be re-read from `position`. Discards its hold queue (each
+  // record reported to GateObserver::discarded) and the remembered position; the replay
+  // guard then drops what was already delivered.
   void reassign(ChannelId ch);
 
   // --- lookups (protocol.md, late joiners) -----------------------------------------
