@@ -69,8 +69,12 @@ enum class Order { causal, reverse, chain };
 class Workload {
  public:
   Workload(Names& names, std::size_t channels, Order order)
-      : channels_(channels), reverse_(order != Order::causal), chain_(order == Order::chain), next_(channels, 0) {
-    for (std::size_t i = 0; i < channels; ++i) ids_.push_back(names.channel("bench", static_cast<std::int32_t>(i)));
+      : channels_(channels),
+        reverse_(order != Order::causal),
+        chain_(order == Order::chain),
+        next_(channels, 0) {
+    for (std::size_t i = 0; i < channels; ++i)
+      ids_.push_back(names.channel("bench", static_cast<std::int32_t>(i)));
   }
   const std::vector<ChannelId>& ids() const { return ids_; }
 
@@ -91,7 +95,8 @@ class Workload {
           // k = 0: the channel before, this round (c > 0). k >= 1: neighbours after c, whose
           // latest record is from the round before; for a neighbour that wrapped below c
           // the round before is its second-latest.
-          other = k == 0 ? (c + channels_ - 1) % channels_ : (c + 1 + static_cast<std::size_t>(k)) % channels_;
+          other =
+              k == 0 ? (c + channels_ - 1) % channels_ : (c + 1 + static_cast<std::size_t>(k)) % channels_;
           at = next_[other] - 1 - ((k > 0 && other < c) ? 1 : 0);
           if (other == c || (k == 0 && c == 0)) continue;
         } else {
@@ -108,7 +113,8 @@ class Workload {
     produced_ += n;
     if (reverse_) {
       for (std::size_t b = 0; b + channels_ <= n; b += channels_) {
-        std::reverse(batch_.begin() + static_cast<std::ptrdiff_t>(b), batch_.begin() + static_cast<std::ptrdiff_t>(b + channels_));
+        std::reverse(batch_.begin() + static_cast<std::ptrdiff_t>(b),
+                     batch_.begin() + static_cast<std::ptrdiff_t>(b + channels_));
       }
     }
     return batch_;
@@ -128,7 +134,8 @@ class Workload {
 // Feeds `records` records to `consume`, a batch at a time; returns the CPU seconds spent in
 // `consume` only. Sets `fed` to the number of records fed.
 template <class Consume>
-double timed(Names& names, std::size_t channels, std::size_t records, Order order, std::size_t& fed, Consume consume) {
+double timed(Names& names, std::size_t channels, std::size_t records, Order order, std::size_t& fed,
+             Consume consume) {
   Workload w(names, channels, order);
   double spent = 0;
   fed = 0;
@@ -147,7 +154,8 @@ double run_gate(Names& names, std::size_t channels, std::size_t records, Order o
                 std::uint64_t& delivered) {
   Counter counter;
   Gate gate(names, &counter);
-  for (std::size_t i = 0; i < channels; ++i) gate.add_channel(names.channel("bench", static_cast<std::int32_t>(i)), 0);
+  for (std::size_t i = 0; i < channels; ++i)
+    gate.add_channel(names.channel("bench", static_cast<std::int32_t>(i)), 0);
   double t = timed(names, channels, records, order, fed, [&](std::vector<Received>& batch) {
     for (auto& r : batch) gate.receive(std::move(r));
   });
@@ -156,7 +164,8 @@ double run_gate(Names& names, std::size_t channels, std::size_t records, Order o
 }
 
 // Baseline: the same records through a FIFO per channel with no gate (push, pop, destroy).
-double run_fifo(Names& names, std::size_t channels, std::size_t records, Order order, std::uint64_t& delivered) {
+double run_fifo(Names& names, std::size_t channels, std::size_t records, Order order,
+                std::uint64_t& delivered) {
   std::vector<std::deque<Received>> queues(channels);
   delivered = 0;
   std::size_t fed = 0;
@@ -188,12 +197,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gate delivered %llu of %zu\n", static_cast<unsigned long long>(dg), fed);
       return 1;
     }
-    std::printf("%-34s %14.0f %14.0f %8.2f\n", reverse ? "   reverse causal order (held)" : "   causal order (immediate)",
+    std::printf("%-34s %14.0f %14.0f %8.2f\n",
+                reverse ? "   reverse causal order (held)" : "   causal order (immediate)",
                 static_cast<double>(fed) / tg, static_cast<double>(df) / tf, tf / tg);
   }
 
   for (Order order : {Order::causal, Order::chain}) {
-    std::printf("\n%-34s %14s %14s %8s\n", order == Order::chain ? "3. scaling (held chain)" : "2. scaling (causal order)",
+    std::printf("\n%-34s %14s %14s %8s\n",
+                order == Order::chain ? "3. scaling (held chain)" : "2. scaling (causal order)",
                 "ns/delivery", "rec/s", "vs 10");
     double base = 0;
     for (std::size_t channels : {10UL, 1'000UL, 100'000UL}) {

@@ -46,7 +46,7 @@ void join_runs(Vec& a, const Vec& b, Less less, Max max_into) {
   Claim* from = a.begin();
   Claim* const end = a.end();
   const bool walk = a.size() <= 4 * b.size();  // comparable sizes: a merge walk is cheapest
-  for (const Claim* c = b.begin(), *c_end = b.end(); c != c_end; ++c) {
+  for (const Claim *c = b.begin(), *c_end = b.end(); c != c_end; ++c) {
     if (walk) {
       while (from != end && less(*from, *c)) ++from;
     } else {
@@ -86,7 +86,8 @@ void join_runs(Vec& a, const Vec& b, Less less, Max max_into) {
 
 void Clock::join(const Clock& other) {
   join_runs(
-      offsets_, other.offsets_, [](const OffsetClaim& x, const OffsetClaim& y) { return x.channel < y.channel; },
+      offsets_, other.offsets_,
+      [](const OffsetClaim& x, const OffsetClaim& y) { return x.channel < y.channel; },
       [](OffsetClaim& into, const OffsetClaim& c) { into.offset = std::max(into.offset, c.offset); });
   join_runs(seqs_, other.seqs_, seq_key_less,
             [](SeqClaim& into, const SeqClaim& c) { into.seq = std::max(into.seq, c.seq); });

@@ -49,9 +49,9 @@ constexpr std::uint8_t kFlagsKnown = kFlagOrigin | kFlagOffsets | kFlagSeqs;
 
 // Smallest possible encodings, used to bound counts before anything is reserved:
 // a topic (len + 1 byte), a count, and one claim.
-constexpr std::size_t kMinOffsetClaim = 2;                  // pgap, offset
+constexpr std::size_t kMinOffsetClaim = 2;  // pgap, offset
 constexpr std::size_t kMinOffsetTopic = 2 + 1 + kMinOffsetClaim;
-constexpr std::size_t kMinSeqClaim = 1 + 2 + 1;             // pdelta, sender(len+1), seq
+constexpr std::size_t kMinSeqClaim = 1 + 2 + 1;  // pdelta, sender(len+1), seq
 constexpr std::size_t kMinSeqTopic = 2 + 1 + kMinSeqClaim;
 
 constexpr std::uint64_t kMaxPartition = std::numeric_limits<std::int32_t>::max();
@@ -118,21 +118,26 @@ struct Decoder {
   }
 
   [[gnu::always_inline]] bool varint(const char* what, std::uint64_t& v) {
-    if (r.short_varint(v)) [[likely]] return true;
+    if (r.short_varint(v)) [[likely]]
+      return true;
     std::size_t at = r.pos();
     VarintStatus st = r.varint(v);
-    if (st == VarintStatus::ok) [[likely]] return true;
+    if (st == VarintStatus::ok) [[likely]]
+      return true;
     return varint_error(what, at, st);
   }
 
   [[gnu::cold, gnu::noinline]] bool varint_error(const char* what, std::size_t at, VarintStatus st) {
     switch (st) {
-      case VarintStatus::ok: return true;
+      case VarintStatus::ok:
+        return true;
       case VarintStatus::truncated:
-        return error(DecodeErrc::truncated, at, [&] { return fmt::format("input ends inside the {} varint at byte {}", what, at); });
+        return error(DecodeErrc::truncated, at,
+                     [&] { return fmt::format("input ends inside the {} varint at byte {}", what, at); });
       case VarintStatus::overlong:
-        return error(DecodeErrc::overlong_varint, r.pos(),
-                     [&] { return fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at); });
+        return error(DecodeErrc::overlong_varint, r.pos(), [&] {
+          return fmt::format("the {} varint at byte {} is not minimal or exceeds 64 bits", what, at);
+        });
     }
     return false;
   }
@@ -142,30 +147,39 @@ struct Decoder {
   bool count(const char* what, std::size_t min_size, std::uint64_t& n) {
     std::size_t at = r.pos();
     if (!varint(what, n)) return false;
-    if (n != 0 && n <= r.remaining() && n * min_size <= r.remaining()) [[likely]] return true;
+    if (n != 0 && n <= r.remaining() && n * min_size <= r.remaining()) [[likely]]
+      return true;
     return count_error(what, min_size, at, n);
   }
 
-  [[gnu::cold, gnu::noinline]] bool count_error(const char* what, std::size_t min_size, std::size_t at, std::uint64_t n) {
+  [[gnu::cold, gnu::noinline]] bool count_error(const char* what, std::size_t min_size, std::size_t at,
+                                                std::uint64_t n) {
     if (n == 0) {
-      return error(DecodeErrc::not_canonical, at,
-                   [&] { return fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at); });
+      return error(DecodeErrc::not_canonical, at, [&] {
+        return fmt::format("{} at byte {} is 0 (an empty section or topic is omitted)", what, at);
+      });
     }
-    return error(DecodeErrc::count_too_large, at,
-                 [&] { return fmt::format("{} {} at byte {} needs at least {} bytes each, {} remain", what, n, at, min_size,
-                             r.remaining()); });
+    return error(DecodeErrc::count_too_large, at, [&] {
+      return fmt::format("{} {} at byte {} needs at least {} bytes each, {} remain", what, n, at, min_size,
+                         r.remaining());
+    });
   }
 
   bool string(const char* what, DecodeErrc bad, std::size_t max_len, std::string_view& s) {
     std::size_t at = r.pos();
-    if (r.at_end()) return error(DecodeErrc::truncated, at, [&] { return fmt::format("input ends before the {} at byte {}", what, at); });
+    if (r.at_end())
+      return error(DecodeErrc::truncated, at,
+                   [&] { return fmt::format("input ends before the {} at byte {}", what, at); });
     std::size_t len = r.byte();
     if (len == 0 || len > max_len) {
-      return error(bad, at, [&] { return fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len); });
+      return error(bad, at, [&] {
+        return fmt::format("{} length {} at byte {} is outside 1..{}", what, len, at, max_len);
+      });
     }
     if (len > r.remaining()) {
-      return error(DecodeErrc::truncated, at,
-                   [&] { return fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining()); });
+      return error(DecodeErrc::truncated, at, [&] {
+        return fmt::format("{} at byte {} is {} bytes long, {} remain", what, at, len, r.remaining());
+      });
     }
     s = r.bytes(len);
     return true;
@@ -174,7 +188,9 @@ struct Decoder {
   bool seq(const char* what, SeqNo& q) {
     std::size_t at = r.pos();
     if (!varint(what, q)) return false;
-    if (q == 0) return error(DecodeErrc::value_range, at, [&] { return fmt::format("{} at byte {} is 0 (send numbers start at 1)", what, at); });
+    if (q == 0)
+      return error(DecodeErrc::value_range, at,
+                   [&] { return fmt::format("{} at byte {} is 0 (send numbers start at 1)", what, at); });
     return true;
   }
 
@@ -184,9 +200,10 @@ struct Decoder {
     if (!string("topic", DecodeErrc::bad_topic, 249, name)) return false;
     if (!first && name <= prev) {
       bool dup = name == prev;
-      return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, at,
-                   [&] { return fmt::format("{} topic at byte {} {} the previous one ('{}')", section, at,
-                               dup ? "repeats" : "sorts before", prev); });
+      return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, at, [&] {
+        return fmt::format("{} topic at byte {} {} the previous one ('{}')", section, at,
+                           dup ? "repeats" : "sorts before", prev);
+      });
     }
     return true;
   }
@@ -221,8 +238,10 @@ struct Decoder {
     } else if (topic_ok(t.name)) {
       t.id = names.topic(t.name);
     } else {
-      return error(DecodeErrc::bad_topic, t.at,
-                   [&] { return fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)", t.at); });
+      return error(DecodeErrc::bad_topic, t.at, [&] {
+        return fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)",
+                           t.at);
+      });
     }
     t.interned = true;
     t.dense = names.dense_channels(t.id);
@@ -235,7 +254,8 @@ struct Decoder {
       return true;
     }
     if (!valid_sender_name(s)) {
-      return error(DecodeErrc::bad_sender, at, [&] { return fmt::format("sender at byte {} is not valid UTF-8", at); });
+      return error(DecodeErrc::bad_sender, at,
+                   [&] { return fmt::format("sender at byte {} is not valid UTF-8", at); });
     }
     id = names.sender(s);
     return true;
@@ -287,7 +307,9 @@ struct Decoder {
         if (!varint("partition", gap)) return false;
         // partition[i] = partition[i-1] + 1 + gap, checked before it can overflow.
         if (i == 0 ? gap > kMaxPartition : gap >= kMaxPartition - partition) {
-          return error(DecodeErrc::value_range, at, [&] { return fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name); });
+          return error(DecodeErrc::value_range, at, [&] {
+            return fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name);
+          });
         }
         partition = i == 0 ? gap : partition + 1 + gap;
         std::size_t off_at = r.pos();
@@ -295,10 +317,12 @@ struct Decoder {
         if (!varint("offset", v)) return false;
         // offset[0] is whole; offset[i] = offset[i-1] + unzigzag(v); all in 0..2^63-1.
         std::int64_t value = 0;
-        bool in_range = i == 0 ? v <= kMaxOffset : !__builtin_add_overflow(offset, unzigzag(v), &value) && value >= 0;
+        bool in_range =
+            i == 0 ? v <= kMaxOffset : !__builtin_add_overflow(offset, unzigzag(v), &value) && value >= 0;
         if (!in_range) {
-          return error(DecodeErrc::value_range, off_at,
-                       [&] { return fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, tb.name); });
+          return error(DecodeErrc::value_range, off_at, [&] {
+            return fmt::format("offset at byte {} of '{}' falls outside 0..2^63-1", off_at, tb.name);
+          });
         }
         offset = i == 0 ? static_cast<std::int64_t>(v) : value;
         ChannelId ch = 0;
@@ -329,7 +353,9 @@ struct Decoder {
         std::uint64_t delta = 0;
         if (!varint("partition", delta)) return false;
         if (delta > kMaxPartition - partition) {
-          return error(DecodeErrc::value_range, at, [&] { return fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name); });
+          return error(DecodeErrc::value_range, at, [&] {
+            return fmt::format("partition at byte {} of '{}' exceeds 2^31-1", at, tb.name);
+          });
         }
         partition += delta;
         std::size_t sender_at = r.pos();
@@ -337,9 +363,10 @@ struct Decoder {
         if (!string("sender", DecodeErrc::bad_sender, 255, s)) return false;
         if (i > 0 && delta == 0 && s <= prev_sender) {
           bool dup = s == prev_sender;
-          return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at,
-                       [&] { return fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, tb.name, partition,
-                                   dup ? "repeats" : "sorts before"); });
+          return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at, [&] {
+            return fmt::format("sender at byte {} on {}/{} {} the previous one", sender_at, tb.name,
+                               partition, dup ? "repeats" : "sorts before");
+          });
         }
         prev_sender = s;
         SenderId sid = 0;
@@ -397,19 +424,32 @@ void put_string(std::vector<std::byte>& out, std::string_view s) {
 
 std::string_view to_string(DecodeErrc e) {
   switch (e) {
-    case DecodeErrc::empty: return "empty";
-    case DecodeErrc::unknown_version: return "unknown_version";
-    case DecodeErrc::truncated: return "truncated";
-    case DecodeErrc::overlong_varint: return "overlong_varint";
-    case DecodeErrc::value_range: return "value_range";
-    case DecodeErrc::bad_topic: return "bad_topic";
-    case DecodeErrc::bad_sender: return "bad_sender";
-    case DecodeErrc::duplicate_claim: return "duplicate_claim";
-    case DecodeErrc::not_canonical: return "not_canonical";
-    case DecodeErrc::count_too_large: return "count_too_large";
-    case DecodeErrc::oversized: return "oversized";
-    case DecodeErrc::trailing_bytes: return "trailing_bytes";
-    case DecodeErrc::bad_flags: return "bad_flags";
+    case DecodeErrc::empty:
+      return "empty";
+    case DecodeErrc::unknown_version:
+      return "unknown_version";
+    case DecodeErrc::truncated:
+      return "truncated";
+    case DecodeErrc::overlong_varint:
+      return "overlong_varint";
+    case DecodeErrc::value_range:
+      return "value_range";
+    case DecodeErrc::bad_topic:
+      return "bad_topic";
+    case DecodeErrc::bad_sender:
+      return "bad_sender";
+    case DecodeErrc::duplicate_claim:
+      return "duplicate_claim";
+    case DecodeErrc::not_canonical:
+      return "not_canonical";
+    case DecodeErrc::count_too_large:
+      return "count_too_large";
+    case DecodeErrc::oversized:
+      return "oversized";
+    case DecodeErrc::trailing_bytes:
+      return "trailing_bytes";
+    case DecodeErrc::bad_flags:
+      return "bad_flags";
   }
   return "unknown";
 }
@@ -547,7 +587,8 @@ nlohmann::json clock_to_json(const Clock& clock, const Names& names) {
     return a.partition < b.partition;
   });
   auto& claims = j["claims"] = nlohmann::json::array();
-  for (const auto& c : offs) claims.push_back({{"topic", *c.topic}, {"partition", c.partition}, {"offset", c.offset}});
+  for (const auto& c : offs)
+    claims.push_back({{"topic", *c.topic}, {"partition", c.partition}, {"offset", c.offset}});
   std::vector<NamedSeq> seqs;
   for (const auto& c : clock.seqs()) {
     seqs.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel),
@@ -601,8 +642,8 @@ std::expected<std::uint64_t, Error> json_uint(const nlohmann::json& obj, const s
   return static_cast<std::uint64_t>(v);
 }
 
-std::expected<std::string, Error> json_name(const nlohmann::json& obj, const std::string& path, std::string_view key,
-                                            bool topic) {
+std::expected<std::string, Error> json_name(const nlohmann::json& obj, const std::string& path,
+                                            std::string_view key, bool topic) {
   std::string p = path + "." + std::string(key);
   auto it = obj.find(key);
   if (it == obj.end()) return json_error(p, "missing");
@@ -633,7 +674,8 @@ std::expected<Clock, Error> clock_from_json(const nlohmann::json& j, Names& name
     for (std::size_t i = 0; i < it->size(); ++i) {
       const auto& c = (*it)[i];
       std::string path = fmt::format("claims[{}]", i);
-      if (auto r = only_fields(c, path, {"topic", "partition", "offset"}); !r) return std::unexpected(r.error());
+      if (auto r = only_fields(c, path, {"topic", "partition", "offset"}); !r)
+        return std::unexpected(r.error());
       auto t = json_name(c, path, "topic", true);
       if (!t) return std::unexpected(t.error());
       auto p = json_uint(c, path, "partition", 0, kMaxPartition);
@@ -652,7 +694,8 @@ std::expected<Clock, Error> clock_from_json(const nlohmann::json& j, Names& name
     for (std::size_t i = 0; i < it->size(); ++i) {
       const auto& c = (*it)[i];
       std::string path = fmt::format("seq_claims[{}]", i);
-      if (auto r = only_fields(c, path, {"topic", "partition", "sender", "seq"}); !r) return std::unexpected(r.error());
+      if (auto r = only_fields(c, path, {"topic", "partition", "sender", "seq"}); !r)
+        return std::unexpected(r.error());
       auto t = json_name(c, path, "topic", true);
       if (!t) return std::unexpected(t.error());
       auto p = json_uint(c, path, "partition", 0, kMaxPartition);
@@ -665,7 +708,8 @@ std::expected<Clock, Error> clock_from_json(const nlohmann::json& j, Names& name
       SenderId sid = names.sender(*s);
       for (const auto& e : clock.seqs()) {
         if (e.channel == ch && e.sender == sid) {
-          return json_error(path, fmt::format("a second sequence claim on {}/{} for sender '{}'", *t, *p, *s));
+          return json_error(path,
+                            fmt::format("a second sequence claim on {}/{} for sender '{}'", *t, *p, *s));
         }
       }
       clock.claim_seq(ch, sid, *q);

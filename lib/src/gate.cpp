@@ -22,14 +22,22 @@ using rules::Rule;
 
 std::string_view to_string(Release r) {
   switch (r) {
-    case Release::immediate: return "immediate";
-    case Release::head_of_line: return "head_of_line";
-    case Release::frontier: return "frontier";
-    case Release::seq_resolved: return "seq_resolved";
-    case Release::position_advance: return "position_advance";
-    case Release::fold_in: return "fold_in";
-    case Release::lookup: return "lookup";
-    case Release::scope: return "scope";
+    case Release::immediate:
+      return "immediate";
+    case Release::head_of_line:
+      return "head_of_line";
+    case Release::frontier:
+      return "frontier";
+    case Release::seq_resolved:
+      return "seq_resolved";
+    case Release::position_advance:
+      return "position_advance";
+    case Release::fold_in:
+      return "fold_in";
+    case Release::lookup:
+      return "lookup";
+    case Release::scope:
+      return "scope";
   }
   return "unknown";
 }
@@ -244,7 +252,8 @@ std::optional<Offset> Gate::failed_at(ChannelId ch) const {
 void Gate::reassign(ChannelId ch) {
   ChannelState& st = state(ch);
   if (observer_) {
-    for (std::size_t i = 0; i < st.queue.size(); ++i) observer_->discarded(ch, st.queue.at(i).offset, st.queue.at(i).tag);
+    for (std::size_t i = 0; i < st.queue.size(); ++i)
+      observer_->discarded(ch, st.queue.at(i).offset, st.queue.at(i).tag);
   }
   held_total_ -= st.queue.size();
   st.queue.clear();
@@ -500,9 +509,7 @@ void Gate::restore_resolution_state(std::span<const ResolutionEntry> entries) {
 
 // --- inspection --------------------------------------------------------------------------
 
-Offset Gate::frontier(ChannelId ch) const {
-  return in_scope(ch) ? reach_[ch].frontier : kNoOffset;
-}
+Offset Gate::frontier(ChannelId ch) const { return in_scope(ch) ? reach_[ch].frontier : kNoOffset; }
 
 Offset Gate::baseline(ChannelId ch) const {
   const ChannelState* st = find(ch);

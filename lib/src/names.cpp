@@ -59,7 +59,8 @@ std::optional<SenderId> Names::find_sender_slow(std::string_view sender) const {
 }
 
 std::optional<ChannelId> Names::find_channel(TopicId t, std::int32_t partition) const {
-  if (t < partitions_.size() && partition >= 0 && static_cast<std::size_t>(partition) < partitions_[t].size() &&
+  if (t < partitions_.size() && partition >= 0 &&
+      static_cast<std::size_t>(partition) < partitions_[t].size() &&
       partitions_[t][partition] != kNoChannel) {
     return partitions_[t][partition];
   }
@@ -88,7 +89,8 @@ ChannelId Names::channel(TopicId t, std::int32_t partition) {
   channel_ids_.emplace((std::uint64_t{t} << 32) | static_cast<std::uint32_t>(partition), id);
   if (partition < kDensePartitions) {
     auto& by_partition = partitions_[t];
-    if (by_partition.size() <= static_cast<std::size_t>(partition)) by_partition.resize(partition + 1, kNoChannel);
+    if (by_partition.size() <= static_cast<std::size_t>(partition))
+      by_partition.resize(partition + 1, kNoChannel);
     by_partition[partition] = id;
   }
   return id;
@@ -117,8 +119,8 @@ std::expected<std::pair<std::string, std::int32_t>, Error> parse_channel(std::st
   auto topic = text.substr(0, slash);
   auto part = text.substr(slash + 1);
   if (!valid_topic_name(topic)) {
-    return std::unexpected(usage_error(
-        fmt::format("'{}': topic '{}' is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", text, topic)));
+    return std::unexpected(usage_error(fmt::format(
+        "'{}': topic '{}' is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", text, topic)));
   }
   std::int32_t p = -1;
   auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), p);

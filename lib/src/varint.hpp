@@ -39,7 +39,8 @@ inline std::size_t varint_size(std::uint64_t v) {
 class Reader {
  public:
   // Reads [begin, end) from byte `at` on. REQUIRES: at <= end - begin.
-  Reader(const std::byte* begin, const std::byte* end, std::size_t at = 0) : begin_(begin), p_(begin + at), end_(end) {}
+  Reader(const std::byte* begin, const std::byte* end, std::size_t at = 0)
+      : begin_(begin), p_(begin + at), end_(end) {}
 
   std::size_t pos() const { return static_cast<std::size_t>(p_ - begin_); }
   std::size_t remaining() const { return static_cast<std::size_t>(end_ - p_); }

@@ -80,9 +80,9 @@ struct Blocker {
 struct Received {
   ChannelId channel;
   Offset offset;
-  Clock clock;             // empty when the record had no causal.clock header
-  std::uint64_t tag = 0;   // opaque to the gate; returned in Delivery (host payload handle)
-  std::int64_t now = 0;    // host time at receive (any monotone unit); used for held time
+  Clock clock;            // empty when the record had no causal.clock header
+  std::uint64_t tag = 0;  // opaque to the gate; returned in Delivery (host payload handle)
+  std::int64_t now = 0;   // host time at receive (any monotone unit); used for held time
 };
 
 struct Delivery {
@@ -118,15 +118,15 @@ class GateObserver {
 struct GateStats {
   std::uint64_t received = 0;
   std::uint64_t delivered = 0;
-  std::uint64_t holds = 0;                  // records that were held at least once
-  std::uint64_t cascades_multi = 0;         // deliveries that released >= 2 other heads
-  std::uint64_t bridges_at_receive = 0;     // receive onto empty queue raised the frontier
-  std::uint64_t head_fold_ins = 0;          // fold-in behind a new head (non-empty queue) raised it
-  std::uint64_t position_advances = 0;      // position advances that raised a frontier
-  std::uint64_t position_remembered = 0;    // positions reported while a head was held, applied later
+  std::uint64_t holds = 0;                // records that were held at least once
+  std::uint64_t cascades_multi = 0;       // deliveries that released >= 2 other heads
+  std::uint64_t bridges_at_receive = 0;   // receive onto empty queue raised the frontier
+  std::uint64_t head_fold_ins = 0;        // fold-in behind a new head (non-empty queue) raised it
+  std::uint64_t position_advances = 0;    // position advances that raised a frontier
+  std::uint64_t position_remembered = 0;  // positions reported while a head was held, applied later
   std::uint64_t replays_dropped = 0;
-  std::uint64_t seq_claims_resolved = 0;    // holds released by a delivered_seq advance
-  std::uint64_t lookups_resolved = 0;       // sequence claims satisfied by a lookup
+  std::uint64_t seq_claims_resolved = 0;  // holds released by a delivered_seq advance
+  std::uint64_t lookups_resolved = 0;     // sequence claims satisfied by a lookup
   std::uint64_t scope_growths = 0;
   std::uint64_t reassignments = 0;
   std::uint64_t failed_closed = 0;
@@ -290,14 +290,14 @@ class Gate {
     std::uint32_t next_offset_claim = 0;
     std::uint32_t next_seq_claim = 0;
     std::uint32_t epoch = 0;
-    bool waiting = false;                     // head is registered as a waiter
-    Release release = Release::immediate;     // what will have released the head
+    bool waiting = false;                  // head is registered as a waiter
+    Release release = Release::immediate;  // what will have released the head
     ChannelId released_by_channel = 0;
     Offset released_by_offset = kNoOffset;
-    std::optional<Blocker> blocker;           // the claim the head waits on, when waiting
-    std::vector<SeqEntry> delivered_seq;      // few senders per channel: a flat vector
-    std::vector<SeqWaiter> seq_waiters;       // heads waiting on a send of this channel
-    Offset failed_offset = kNoOffset;         // where it failed closed, when Reach::failed
+    std::optional<Blocker> blocker;       // the claim the head waits on, when waiting
+    std::vector<SeqEntry> delivered_seq;  // few senders per channel: a flat vector
+    std::vector<SeqWaiter> seq_waiters;   // heads waiting on a send of this channel
+    Offset failed_offset = kNoOffset;     // where it failed closed, when Reach::failed
     Offset baseline = 0;
     Clock custody;
   };

@@ -77,13 +77,15 @@ class InlineVec {
   void truncate(std::size_t n) { size_ = static_cast<std::uint32_t>(n); }
 
   void push_back(const T& v) {
-    if (size_ == capacity()) [[unlikely]] grow(next_capacity(size_ + 1));
+    if (size_ == capacity()) [[unlikely]]
+      grow(next_capacity(size_ + 1));
     data()[size_++] = v;
   }
   // Inserts v before pos; returns an iterator to it.
   T* insert(const T* pos, const T& v) {
     auto i = static_cast<std::size_t>(pos - data());
-    if (size_ == capacity()) [[unlikely]] grow(next_capacity(size_ + 1));
+    if (size_ == capacity()) [[unlikely]]
+      grow(next_capacity(size_ + 1));
     T* d = data();
     std::memmove(static_cast<void*>(d + i + 1), d + i, (size_ - i) * sizeof(T));
     d[i] = v;

@@ -23,8 +23,8 @@ namespace causal {
 using ChannelId = std::uint32_t;
 using TopicId = std::uint32_t;
 using SenderId = std::uint32_t;
-using Offset = std::int64_t;   // Kafka offset; -1 means "none" (e.g. an empty frontier)
-using SeqNo = std::uint64_t;   // a sender's send number, starting at 1
+using Offset = std::int64_t;  // Kafka offset; -1 means "none" (e.g. an empty frontier)
+using SeqNo = std::uint64_t;  // a sender's send number, starting at 1
 
 inline constexpr Offset kNoOffset = -1;
 
@@ -100,8 +100,9 @@ class Names {
     if (n < 4 || n > 16) return a == b;
     const char* x = a.data();
     const char* y = b.data();
-    if (n < 8) return load<std::uint32_t>(x) == load<std::uint32_t>(y) &&
-                      load<std::uint32_t>(x + n - 4) == load<std::uint32_t>(y + n - 4);
+    if (n < 8)
+      return load<std::uint32_t>(x) == load<std::uint32_t>(y) &&
+             load<std::uint32_t>(x + n - 4) == load<std::uint32_t>(y + n - 4);
     return load<std::uint64_t>(x) == load<std::uint64_t>(y) &&
            load<std::uint64_t>(x + n - 8) == load<std::uint64_t>(y + n - 8);
   }
@@ -124,7 +125,7 @@ class Names {
   std::unordered_map<std::uint64_t, ChannelId> channel_ids_;  // (topic << 32 | partition)
   std::vector<std::string> senders_;
   std::unordered_map<std::string, SenderId, Hash, std::equal_to<>> sender_ids_;
-  std::vector<std::vector<ChannelId>> partitions_;  // [topic][partition] -> channel, dense part
+  std::vector<std::vector<ChannelId>> partitions_;          // [topic][partition] -> channel, dense part
   mutable std::array<TopicId, kRecent> recent_topics_{};    // valid where < topics_.size()
   mutable std::array<SenderId, kRecent> recent_senders_{};  // valid where < senders_.size()
 };
