@@ -9,6 +9,38 @@
 
 namespace causal::kafka {
 
+namespace {
+// The length (2..4) of the strict UTF-8 sequence starting at p, whose first byte is
+// >= 0x80, or 0 when it is invalid: a bad lead byte, a truncated or bad continuation, an
+// overlong form, a surrogate, or a code point above U+10FFFF.
+inline int utf8_sequence(const unsigned char* p, const unsigned char* end) {
+  const unsigned c = *p;
+  int n;
+  unsigned cp;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 1;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 2;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 3;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (end - p <= n) return 0;
+  for (int i = 1; i <= n; ++i) {
+    const unsigned cc = p[i];
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if (n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+  if (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+  return n + 1;
+}
+}  // namespace
+
 bool valid_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
@@ -26,29 +58,9 @@ bool valid_utf8(std::string_view s) {
       ++p;
       continue;
     }
-    int n;
-    unsigned cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (end - p <= n) return false;
-    for (int i = 1; i <= n; ++i) {
-      unsigned cc = p[i];
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if (n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return false;
-    if (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) return false;
-    p += n + 1;
+    const int len = utf8_sequence(p, end);
+    if (len == 0) return false;
+    p += len;
   }
   return true;
 }
@@ -209,31 +221,11 @@ char* write_json_string_utf8(char* out, std::string_view s) {
       continue;
     }
     // A multi-byte sequence: the same checks as valid_utf8, then copied as is.
-    int n;
-    unsigned cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return nullptr;
-    }
-    if (end - p <= n) return nullptr;
-    for (int i = 1; i <= n; ++i) {
-      unsigned cc = p[i];
-      if ((cc & 0xC0) != 0x80) return nullptr;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if (n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return nullptr;
-    if (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) return nullptr;
-    std::memcpy(out, p, static_cast<std::size_t>(n) + 1);
-    out += n + 1;
-    p += n + 1;
+    const int len = utf8_sequence(p, end);
+    if (len == 0) return nullptr;
+    std::memcpy(out, p, static_cast<std::size_t>(len));
+    out += len;
+    p += len;
   }
   *out++ = '"';
   return out;
