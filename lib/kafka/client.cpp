@@ -1,5 +1,9 @@
 #include "causal/kafka/client.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <fmt/core.h>
 
 namespace causal::kafka {
@@ -35,8 +39,9 @@ void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
   (void)rk;
   auto* log = static_cast<ClientLog*>(opaque);
   if (!log) return;
-  log->add(fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
-           true);
+  log->add(
+      fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
+      true);
 }
 
 }  // namespace
@@ -54,6 +59,28 @@ std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const Connecti
   if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));
   (void)conf->release();  // rd_kafka_new took ownership
   return HandlePtr(rk);
+}
+
+// rd_kafka_query_watermark_offsets, retried while the partition's leadership is settling:
+// a topic created a moment ago, or a leader that just moved, answers NOT_LEADER_OR_FOLLOWER
+// (and its kin) until librdkafka's metadata catches up. Those errors are retriable in
+// Kafka's protocol; kcat and the Kafka tools retry them too. Other errors return at once.
+rd_kafka_resp_err_t query_watermarks(rd_kafka_t* rk, const std::string& topic, std::int32_t partition,
+                                     std::int64_t* low, std::int64_t* high, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto err = rd_kafka_query_watermark_offsets(rk, topic.c_str(), partition, low, high,
+                                                static_cast<int>(std::max<std::int64_t>(left.count(), 1)));
+    const bool settling =
+        err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION || err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
+        err == RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH || err == RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH ||
+        err == RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
+    if (!settling || std::chrono::steady_clock::now() + std::chrono::milliseconds(100) >= deadline)
+      return err;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 }  // namespace causal::kafka

@@ -388,7 +388,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   im.positions = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
   for (const auto& w : wants) {
     int64_t low = 0, lso = 0;
-    auto err = rd_kafka_query_watermark_offsets(im.rk.get(), w.topic.c_str(), w.partition, &low, &lso, tmo);
+    auto err = query_watermarks(im.rk.get(), w.topic, w.partition, &low, &lso, tmo);
     if (err) {
       return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
                                                        w.topic, w.partition, im.brokers, rd_kafka_err2str(err))));
@@ -403,7 +403,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
         uncommitted = std::move(*u);
       }
       int64_t l2 = 0, h2 = 0;
-      auto e = rd_kafka_query_watermark_offsets(uncommitted.get(), w.topic.c_str(), w.partition, &l2, &h2, tmo);
+      auto e = query_watermarks(uncommitted.get(), w.topic, w.partition, &l2, &h2, tmo);
       if (e) {
         return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}",
                                                          w.topic, w.partition, im.brokers, rd_kafka_err2str(e))));

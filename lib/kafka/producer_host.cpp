@@ -119,7 +119,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
       meta = std::move(*m);
     }
     int64_t lo = 0, hi = 0;
-    auto e = rd_kafka_query_watermark_offsets(meta.get(), t.c_str(), p, &lo, &hi, tmo);
+    auto e = query_watermarks(meta.get(), t, p, &lo, &hi, tmo);
     if (e) {
       return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot read the end offset for the seed: {}", t, p,
                                                        h->brokers_, rd_kafka_err2str(e))));

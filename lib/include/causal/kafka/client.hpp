@@ -1,11 +1,13 @@
 // Creating librdkafka handles the same way everywhere: configuration from make_conf(), and
 // librdkafka's log and error callbacks captured into a ClientLog instead of printed raw, so
-// that hosts can report them as one-line notes and quote the last error in a failure.
+// that hosts can report them as one-line notes and quote the last error in a failure. Also
+// the one librdkafka call every host retries the same way: listing a partition's offsets.
 //
 // Thread-safety: ClientLog is written from librdkafka's threads and read from the owner's
 // thread; it locks. A ClientLog must outlive every handle created with it.
 #pragma once
 
+#include <cstdint>
 #include <expected>
 #include <mutex>
 #include <string>
@@ -38,5 +40,11 @@ class ClientLog {
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
                                             const std::vector<std::pair<std::string, std::string>>& defaults,
                                             ClientLog& log);
+
+// rd_kafka_query_watermark_offsets, retried for up to timeout_ms while the partition's
+// leadership settles (a topic created a moment ago, a leader that just moved): those
+// errors are retriable in Kafka's protocol. Any other error returns at once.
+rd_kafka_resp_err_t query_watermarks(rd_kafka_t* rk, const std::string& topic, std::int32_t partition,
+                                     std::int64_t* low, std::int64_t* high, int timeout_ms);
 
 }  // namespace causal::kafka
