@@ -162,11 +162,7 @@ bool Gate::receive(Received&& r) {
     if (on(Rule::fold_in) && raise_frontier(r.channel, r.offset - 1, Release::fold_in, kNoOffset)) {
       ++stats_.bridges_at_receive;
     }
-    ++stats_.delivered;
-    if (observer_) {
-      observer_->delivered(
-          Delivery{r.channel, r.offset, r.clock, r.tag, r.now, Release::immediate, r.channel, kNoOffset});
-    }
+    report(Delivery{r.channel, r.offset, r.clock, r.tag, r.now, Release::immediate, r.channel, kNoOffset});
     delivered(r.channel, r.offset, r.clock.origin);
     run_cascade();
     return true;
@@ -313,14 +309,17 @@ void Gate::raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, bool delivered
 
 // --- the predicate ---------------------------------------------------------------------
 
-bool Gate::ignores_offset_claim(ChannelId record_ch, ChannelId claim_ch) const {
+bool Gate::offset_claim_blocks(ChannelId record_ch, const OffsetClaim& c) const {
   // 6 normalise: a claim on the record's own channel is either a self-cycle (at or above
   // its offset) or already enforced by per-channel FIFO (below it).
-  if (on(Rule::self_channel) && claim_ch == record_ch) return true;
+  if (on(Rule::self_channel) && c.channel == record_ch) return false;
+  // A clock handed to unsatisfied() may name channels interned after reach_ last grew.
+  const bool known = c.channel < reach_.size();
   // 7 restrict: the ignore branch. Sound because every consumed ancestor behind an
   // unconsumed coordinate is claimed directly in the same clock (docs/protocol.md).
-  if (on(Rule::restrict) && !in_scope(claim_ch)) return true;
-  return false;
+  if (on(Rule::restrict) && !(known && reach_[c.channel].consumed)) return false;
+  // 8 gate: the frontier must have reached the claimed offset.
+  return !(known && reach_[c.channel].frontier >= c.offset);
 }
 
 bool Gate::ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqClaim& c) const {
@@ -340,10 +339,6 @@ bool Gate::frontier_covers(const Clock& clock) const {
     if (!target.consumed || target.frontier < c.offset) return false;
   }
   return true;
-}
-
-bool Gate::offset_satisfied(const OffsetClaim& c) const {
-  return c.channel < reach_.size() && reach_[c.channel].frontier >= c.offset;
 }
 
 bool Gate::seq_satisfied(const SeqClaim& c) const {
@@ -369,17 +364,9 @@ bool Gate::evaluate(ChannelId ch) {
   // claim blocks: this loop runs for every claim of every record.
   const OffsetClaim* const offsets = head.clock.offsets().begin();
   const OffsetClaim* const offsets_end = head.clock.offsets().end();
-  // Every channel id in a held clock is below reach_.size(): receive() covered all names
-  // before the clock came in, and reach_ never shrinks.
-  const Reach* const reach = reach_.data();
   for (const OffsetClaim* it = offsets + st.next_offset_claim; it != offsets_end; ++it) {
     const OffsetClaim& c = *it;
-    const Reach& target_reach = reach[c.channel];
-    // 6 normalise, 7 restrict (as ignores_offset_claim), then the claim itself.
-    if ((on(Rule::self_channel) && c.channel == ch) || (on(Rule::restrict) && !target_reach.consumed) ||
-        target_reach.frontier >= c.offset) {
-      continue;
-    }
+    if (!offset_claim_blocks(ch, c)) continue;
     // 8 gate: blocked. Register on the claim's frontier; resume here when it rises.
     st.next_offset_claim = static_cast<std::uint32_t>(it - offsets);
     ChannelState& target = channels_[c.channel];
@@ -414,14 +401,16 @@ void Gate::deliver_head(ChannelId ch) {
   const Offset offset = head.offset;
   const std::optional<Origin> origin = head.clock.origin;
   if (st.release != Release::immediate) ++released_in_cascade_;
-  ++stats_.delivered;
-  if (observer_) {
-    observer_->delivered(Delivery{ch, offset, head.clock, head.tag, head.received_at, st.release,
-                                  st.released_by_channel, st.released_by_offset});
-  }
+  report(Delivery{ch, offset, head.clock, head.tag, head.received_at, st.release, st.released_by_channel,
+                  st.released_by_offset});
   st.queue.pop_front();
   --held_total_;
   delivered(ch, offset, origin);
+}
+
+void Gate::report(const Delivery& d) {
+  ++stats_.delivered;
+  if (observer_) observer_->delivered(d);
 }
 
 void Gate::delivered(ChannelId ch, Offset offset, const std::optional<Origin>& origin) {
@@ -560,7 +549,7 @@ std::vector<Gate::HeadView> Gate::held(ChannelId ch) const {
 std::vector<Blocker> Gate::unsatisfied(ChannelId ch, const Clock& clock) const {
   std::vector<Blocker> out;
   for (const auto& c : clock.offsets()) {
-    if (!ignores_offset_claim(ch, c.channel) && !offset_satisfied(c)) {
+    if (offset_claim_blocks(ch, c)) {
       out.push_back({Blocker::Kind::offset, c.channel, c.offset});
     }
   }

@@ -328,12 +328,15 @@ class Gate {
   // What follows every delivery on ch, whether from the queue or at once on arrival: the
   // frontier advance, sequence-claim resolution, and the next head or remembered position.
   void delivered(ChannelId ch, Offset offset, const std::optional<Origin>& origin);
+  // Counts a delivery and hands it to the observer.
+  void report(const Delivery& d);
   void apply_position(ChannelId ch, bool remembered);
   void restart_evaluation(ChannelId ch);
   // Normalise and restrict (gate steps 6 and 7): true when the claim takes no part.
-  bool ignores_offset_claim(ChannelId record_ch, ChannelId claim_ch) const;
   bool ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqClaim& c) const;
-  bool offset_satisfied(const OffsetClaim& c) const;
+  // Gate steps 6-8 for one offset claim of a record on record_ch: true when it blocks
+  // (neither normalised away, nor restricted away, nor reached by the frontier).
+  bool offset_claim_blocks(ChannelId record_ch, const OffsetClaim& c) const;
   // True when every claim of `clock` is an offset claim on a consumed channel at or below
   // its frontier (custody need not fold it).
   bool frontier_covers(const Clock& clock) const;
