@@ -67,7 +67,6 @@ class InlineVec {
   const T& front() const { return data()[0]; }
   T& back() { return data()[size_ - 1]; }
   const T& back() const { return data()[size_ - 1]; }
-  operator std::span<const T>() const { return {data(), size_}; }
 
   void clear() { size_ = 0; }  // keeps the capacity, as std::vector does
   void reserve(std::size_t n) {
