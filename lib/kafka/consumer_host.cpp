@@ -642,7 +642,7 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
   }
   if (start < 0) {
     int64_t lo = 0, hi = 0;
-    if (!rd_kafka_query_watermark_offsets(lookup_rk.get(), topic.c_str(), partition, &lo, &hi, tmo)) {
+    if (!query_watermarks(lookup_rk.get(), topic, partition, &lo, &hi, tmo)) {
       start = ts ? hi : lo;
     } else {
       start = 0;
