@@ -337,7 +337,7 @@ TEST_CASE("every truncation of a valid header is rejected", "[codec][property]")
   }
 }
 
-TEST_CASE("random byte flips never crash, and accepted inputs re-encode identically", "[codec][property]") {
+TEST_CASE("random byte flips never crash and accepted inputs re-encode identically", "[codec][property]") {
   std::mt19937_64 rng(42);
   std::map<DecodeErrc, int> seen;
   int accepted = 0;

@@ -325,21 +325,18 @@ TEST_CASE("resolution state saved and restored across a restart resolves a relay
   Clock relayed;
   relayed.claim_seq(A, S, 1);
 
+  // The restart: the same channels from the committed positions, the state restored.
+  Recorder rec;
+  Gate after(names, &rec);
+  after.add_channel(A, 1);
+  after.add_channel(B, 0);
+  after.restore_resolution_state(saved);
+
   SECTION("restored: delivered at once") {
-    Recorder rec;
-    Gate after(names, &rec);
-    after.add_channel(A, 1);
-    after.add_channel(B, 0);
-    after.restore_resolution_state(saved);
     after.receive({B, 0, relayed});
     CHECK(rec.order() == std::vector<P>{{B, 0}});
   }
   SECTION("restored entries are not presence: a later claim of the same sender still asks for a lookup") {
-    Recorder rec;
-    Gate after(names, &rec);
-    after.add_channel(A, 1);
-    after.add_channel(B, 0);
-    after.restore_resolution_state(saved);
     Clock later;
     later.claim_seq(A, S, 3);  // S's send 3 may sit below the new baseline too
     after.receive({B, 0, later});
@@ -347,13 +344,13 @@ TEST_CASE("resolution state saved and restored across a restart resolves a relay
     CHECK(after.pending_lookups() == std::vector<LookupRequest>{{A, S, 3}});
   }
   SECTION("not restored: held, and reported as needing a lookup") {
-    Recorder rec;
-    Gate after(names, &rec);
-    after.add_channel(A, 1);
-    after.add_channel(B, 0);
-    after.receive({B, 0, relayed});
-    CHECK(rec.delivered_.empty());
-    CHECK(after.pending_lookups() == std::vector<LookupRequest>{{A, S, 1}});
+    Recorder unrestored_rec;
+    Gate unrestored(names, &unrestored_rec);
+    unrestored.add_channel(A, 1);
+    unrestored.add_channel(B, 0);
+    unrestored.receive({B, 0, relayed});
+    CHECK(unrestored_rec.delivered_.empty());
+    CHECK(unrestored.pending_lookups() == std::vector<LookupRequest>{{A, S, 1}});
   }
 }
 

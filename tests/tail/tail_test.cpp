@@ -168,7 +168,7 @@ std::string claim_json(const std::string& topic, int p, long off) {
 
 }  // namespace
 
-TEST_CASE("effects appended before their causes are held, then delivered after them, and clockless records flow") {
+TEST_CASE("effects appended before their causes are held and then delivered after them and clockless records flow") {
   std::string topic = t::create_topic("tail-effects", 3);
   // Tail first, so that the effect is received before its cause exists.
   std::string out = tmpdir() + "/effects.out", err = tmpdir() + "/effects.err";
@@ -256,7 +256,7 @@ TEST_CASE("interleaved committed and aborted transactions: exactly the committed
   CHECK(r.err.find("0 still held") != std::string::npos);
 }
 
-TEST_CASE("a claim on a trailing transaction marker is released by the position advance, and -e exits") {
+TEST_CASE("a claim on a trailing transaction marker is released by the position advance and -e exits") {
   std::string topic = t::create_topic("tail-marker", 2);
   // One committed record on p0: the record at 0, the commit marker at 1, end offset 2.
   produce(topic + "/0", "{\"value\":\"cause\"}\n", "--transactional-id " + t::unique_name("tail-marker"));
