@@ -1,8 +1,9 @@
 // fuzz_decode: libFuzzer target for the causal.clock decoder.
 //
 // Contract checked on every input: decode never crashes, never reads out of bounds (ASan),
-// and when it accepts an input, encode(decode(x)) == x byte for byte (canonical), and the
-// decoded clock round-trips through JSON. A violation aborts, which libFuzzer reports with
+// gives exactly what the general decoder alone gives (decode_general: same clock, or same
+// error code and position), and when it accepts an input, encode(decode(x)) == x byte for
+// byte (canonical), and the decoded clock round-trips through JSON. A violation aborts, which libFuzzer reports with
 // the input saved as a crash-* file.
 //
 // Extra feedback: besides the compiler's comparison tracing, the target bumps a counter
@@ -30,6 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (names.channel_count() > 50000 || names.sender_count() > 50000) names = Names{};
   auto bytes = std::span(reinterpret_cast<const std::byte*>(data), size);
   auto r = decode(bytes, names, out);
+  // decode() tries a fast path first; it must give exactly what the general decoder gives.
+  static Clock general;
+  auto g = decode_general(bytes, names, general);
+  if (r.has_value() != g.has_value() || (r && !(out == general)) ||
+      (!r && (r.error().code != g.error().code || r.error().at != g.error().at))) {
+    std::fprintf(stderr, "decode and decode_general disagree\n");
+    std::abort();
+  }
   if (!r) {
     auto code = static_cast<std::size_t>(r.error().code);
     g_feedback[code * 64 + (r.error().at < 63 ? r.error().at : 63)]++;

@@ -34,6 +34,7 @@
 #include <fmt/core.h>
 
 #include "varint.hpp"
+#include "wire_format.hpp"
 
 namespace causal {
 
@@ -41,11 +42,16 @@ namespace {
 
 using wire::Reader;
 using wire::VarintStatus;
-
-constexpr std::uint8_t kFlagOrigin = 0x01;
-constexpr std::uint8_t kFlagOffsets = 0x02;
-constexpr std::uint8_t kFlagSeqs = 0x04;
-constexpr std::uint8_t kFlagsKnown = kFlagOrigin | kFlagOffsets | kFlagSeqs;
+using wire::kFlagOrigin;
+using wire::kFlagOffsets;
+using wire::kFlagSeqs;
+using wire::kFlagsKnown;
+using wire::kMaxOffset;
+using wire::kMaxPartition;
+using wire::kMaxSenderBytes;
+using wire::kMaxTopicBytes;
+using wire::unzigzag;
+using wire::zigzag;
 
 // Smallest possible encodings, used to bound counts before anything is reserved:
 // a topic (len + 1 byte), a count, and one claim.
@@ -53,9 +59,6 @@ constexpr std::size_t kMinOffsetClaim = 2;  // pgap, offset
 constexpr std::size_t kMinOffsetTopic = 2 + 1 + kMinOffsetClaim;
 constexpr std::size_t kMinSeqClaim = 1 + 2 + 1;  // pdelta, sender(len+1), seq
 constexpr std::size_t kMinSeqTopic = 2 + 1 + kMinSeqClaim;
-
-constexpr std::uint64_t kMaxPartition = std::numeric_limits<std::int32_t>::max();
-constexpr std::uint64_t kMaxOffset = std::numeric_limits<std::int64_t>::max();
 
 constexpr auto kTopicChars = [] {
   std::array<bool, 256> t{};
@@ -68,32 +71,25 @@ constexpr auto kTopicChars = [] {
 
 // Same rule as valid_topic_name (names.cpp), table-driven for the decode hot path.
 bool topic_ok(std::string_view s) {
-  if (s.empty() || s.size() > 249) return false;
+  if (s.empty() || s.size() > kMaxTopicBytes) return false;
   for (char c : s) {
     if (!kTopicChars[static_cast<unsigned char>(c)]) return false;
   }
   return s != "." && s != "..";
 }
 
-// Zigzag maps signed deltas to unsigned so that small magnitudes take one byte:
-// 0, -1, 1, -2, ... -> 0, 1, 2, 3, ...
-constexpr std::uint64_t zigzag(std::int64_t v) {
-  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
-}
-constexpr std::int64_t unzigzag(std::uint64_t u) {
-  return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
-}
-
 std::unexpected<DecodeError> fail(DecodeErrc code, std::size_t at, std::string detail) {
   return std::unexpected(DecodeError{code, at, std::move(detail)});
 }
 
-// Decoder: a bounded reader plus the interning, with the hot path free of allocation.
-// Every reader returns false on failure; the caller returns at once. It runs in two
-// modes from one source: the fast pass (kDiagnose = false) only accepts or rejects, and
-// when it rejects, the diagnosing pass (kDiagnose = true) decodes the same bytes again to
-// say why and where. Invalid headers are rare (each one fails its channel closed), so
-// paying twice for them buys a fast pass that carries no error bookkeeping at all.
+// Decoder: the general decoder, a bounded reader plus the interning, free of allocation.
+// decode() reaches it when its fast path (decode_fast_path.hpp) declines: new names, long
+// varints, invalid headers. Every reader returns false on failure; the caller returns at
+// once. It runs in two modes from one source: the accepting pass (kDiagnose = false) only
+// accepts or rejects, and when it rejects, the diagnosing pass (kDiagnose = true) decodes
+// the same bytes again to say why and where. Invalid headers are rare (each one fails its
+// channel closed), so paying twice for them buys an accepting pass that carries no error
+// bookkeeping at all.
 template <bool kDiagnose>
 struct Decoder {
   Reader r;
@@ -107,7 +103,7 @@ struct Decoder {
   ChannelId last_offset_channel = 0;
 
   // Every failure goes through here. `message` builds the reason; it runs only in the
-  // diagnosing pass, so the fast pass neither formats nor even computes positions.
+  // diagnosing pass, so the accepting pass neither formats nor even computes positions.
   template <class Message>
   [[gnu::always_inline]] bool error(DecodeErrc code, std::size_t at, Message message) {
     if constexpr (kDiagnose) record(code, at, message());
@@ -197,7 +193,7 @@ struct Decoder {
   // A topic name, checked for order against the previous topic of its section.
   bool topic(const char* section, bool first, std::string_view prev, std::string_view& name) {
     std::size_t at = r.pos();
-    if (!string("topic", DecodeErrc::bad_topic, 249, name)) return false;
+    if (!string("topic", DecodeErrc::bad_topic, kMaxTopicBytes, name)) return false;
     if (!first && name <= prev) {
       bool dup = name == prev;
       return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, at, [&] {
@@ -279,7 +275,7 @@ struct Decoder {
     std::string_view s;
     SenderId id = 0;
     SeqNo q = 0;
-    if (!string("origin sender", DecodeErrc::bad_sender, 255, s) || !sender(at, s, id) ||
+    if (!string("origin sender", DecodeErrc::bad_sender, kMaxSenderBytes, s) || !sender(at, s, id) ||
         !seq("origin send number", q)) {
       return false;
     }
@@ -360,7 +356,7 @@ struct Decoder {
         partition += delta;
         std::size_t sender_at = r.pos();
         std::string_view s;
-        if (!string("sender", DecodeErrc::bad_sender, 255, s)) return false;
+        if (!string("sender", DecodeErrc::bad_sender, kMaxSenderBytes, s)) return false;
         if (i > 0 && delta == 0 && s <= prev_sender) {
           bool dup = s == prev_sender;
           return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at, [&] {
@@ -454,15 +450,17 @@ std::string_view to_string(DecodeErrc e) {
   return "unknown";
 }
 
-std::expected<void, DecodeError> decode(std::span<const std::byte> bytes, Names& names, Clock& out) {
+namespace {
+
+// The checks every header gets before either decoder reads its fields: a valid header
+// passes them with `out` cleared. On failure `out` is cleared too.
+std::expected<void, DecodeError> check_prefix(std::span<const std::byte> bytes, Clock& out) {
   out.clear();
   if (bytes.empty()) return fail(DecodeErrc::empty, 0, "the header is empty (0 bytes)");
   if (bytes.size() > kMaxHeaderBytes) {
     return fail(DecodeErrc::oversized, kMaxHeaderBytes,
                 fmt::format("the header is {} bytes, over the {} byte limit", bytes.size(), kMaxHeaderBytes));
   }
-  const std::byte* begin = bytes.data();
-  const std::byte* end = begin + bytes.size();
   auto version = static_cast<std::uint8_t>(bytes[0]);
   if (version != kWireVersion) {
     return fail(DecodeErrc::unknown_version, 0,
@@ -473,9 +471,17 @@ std::expected<void, DecodeError> decode(std::span<const std::byte> bytes, Names&
   if (flags & ~kFlagsKnown) {
     return fail(DecodeErrc::bad_flags, 1, fmt::format("flags byte 0x{:02x} has reserved bits set", flags));
   }
-  Decoder<false> fast{Reader(begin, end, 2), names};
-  if (fast.sections(flags, out)) [[likely]] {
-    if (!fast.offsets_sorted || !fast.seqs_sorted) out.normalize();
+  return {};
+}
+
+// The two-pass general decoder. REQUIRES: check_prefix(bytes) passed.
+std::expected<void, DecodeError> decode_fields(std::span<const std::byte> bytes, Names& names, Clock& out) {
+  const std::byte* begin = bytes.data();
+  const std::byte* end = begin + bytes.size();
+  const auto flags = static_cast<std::uint8_t>(bytes[1]);
+  Decoder<false> accept{Reader(begin, end, 2), names};
+  if (accept.sections(flags, out)) [[likely]] {
+    if (!accept.offsets_sorted || !accept.seqs_sorted) out.normalize();
     return {};
   }
   out.clear();  // never hand back a partial clock
@@ -487,6 +493,15 @@ std::expected<void, DecodeError> decode(std::span<const std::byte> bytes, Names&
   }
   out.clear();
   return std::unexpected(std::move(diagnose.err));
+}
+
+}  // namespace
+
+// decode() itself is in decode_fast_path.cpp, beside the fast path it inlines.
+
+std::expected<void, DecodeError> decode_general(std::span<const std::byte> bytes, Names& names, Clock& out) {
+  if (auto r = check_prefix(bytes, out); !r) return r;
+  return decode_fields(bytes, names, out);
 }
 
 void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out) {

@@ -47,14 +47,14 @@ bool valid_sender_name(std::string_view sender) {
 std::optional<TopicId> Names::find_topic_slow(std::string_view topic) const {
   auto it = topic_ids_.find(topic);
   if (it == topic_ids_.end()) return std::nullopt;
-  recent_topics_[recent_slot(topic)] = it->second;
+  recent_topics_.put(topics_[it->second], it->second);
   return it->second;
 }
 
 std::optional<SenderId> Names::find_sender_slow(std::string_view sender) const {
   auto it = sender_ids_.find(sender);
   if (it == sender_ids_.end()) return std::nullopt;
-  recent_senders_[recent_slot(sender)] = it->second;
+  recent_senders_.put(senders_[it->second], it->second);
   return it->second;
 }
 
@@ -76,6 +76,7 @@ TopicId Names::topic(std::string_view topic) {
   auto id = static_cast<TopicId>(topics_.size());
   topics_.emplace_back(topic);
   topic_ids_.emplace(std::string(topic), id);
+  recent_topics_.put(topics_.back(), id);
   partitions_.emplace_back();
   return id;
 }
@@ -104,6 +105,7 @@ SenderId Names::sender(std::string_view s) {
   auto id = static_cast<SenderId>(senders_.size());
   senders_.emplace_back(s);
   sender_ids_.emplace(std::string(s), id);
+  recent_senders_.put(senders_.back(), id);
   return id;
 }
 

@@ -2,6 +2,7 @@
 // and parse_channel.
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,4 +164,33 @@ TEST_CASE("parse_channel", "[names]") {
     CHECK_THAT(r.error().message, Catch::Contains(says));
     CHECK_THAT(r.error().message, Catch::Contains(text));
   }
+}
+
+TEST_CASE("a copied or moved Names finds its names after the original is gone", "[names]") {
+  // The lookup cache points into the interned strings; a copy must not keep pointers into
+  // the original (ASan reports a use after free if it does).
+  auto make = [] {
+    Names n;
+    n.topic("orders");
+    n.sender("billing-7f3a");
+    CHECK(n.find_topic("orders") == TopicId{0});  // now cached
+    CHECK(n.find_sender("billing-7f3a") == SenderId{0});
+    return n;
+  };
+  std::optional<Names> original = make();
+  Names copy = *original;
+  Names assigned;
+  assigned.topic("other");
+  assigned = *original;
+  Names moved = std::move(*original);
+  original.reset();
+  for (Names* n : {&copy, &assigned, &moved}) {
+    CHECK(n->find_topic("orders") == TopicId{0});
+    CHECK(n->find_sender("billing-7f3a") == SenderId{0});
+    CHECK_FALSE(n->find_topic("payments"));
+  }
+  // Many names: the cache's slots collide and the deque grows; every lookup still agrees.
+  Names many;
+  for (int i = 0; i < 500; ++i) many.topic("t" + std::to_string(i));
+  for (int i = 499; i >= 0; --i) CHECK(many.find_topic("t" + std::to_string(i)) == static_cast<TopicId>(i));
 }

@@ -80,6 +80,9 @@ class Clock {
   void append_unsorted(OffsetClaim c) { offsets_.push_back(c); }
   void reserve_offsets(std::size_t n) { offsets_.reserve(n); }
   void append_unsorted(SeqClaim c) { seqs_.push_back(c); }
+  // Appends n offset claims left for the caller to write, every one, before any other
+  // use of the clock; returns the first.
+  OffsetClaim* append_offsets_for_overwrite(std::size_t n) { return offsets_.append_for_overwrite(n); }
   void normalize();
 
   friend bool operator==(const Clock&, const Clock&) = default;

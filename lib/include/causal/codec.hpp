@@ -57,6 +57,11 @@ inline std::expected<Clock, DecodeError> decode(std::span<const std::byte> bytes
   return c;
 }
 
+// decode() without its fast path (lib/src/decode_fast_path.hpp): the general decoder
+// alone, with the same contract and results, only slower on common headers. Tests and the
+// fuzz target compare the two.
+std::expected<void, DecodeError> decode_general(std::span<const std::byte> bytes, Names& names, Clock& out);
+
 // Appends the canonical encoding of `clock` to `out`.
 void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out);
 inline std::vector<std::byte> encode(const Clock& clock, const Names& names) {

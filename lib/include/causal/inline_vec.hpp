@@ -80,6 +80,15 @@ class InlineVec {
       grow(next_capacity(size_ + 1));
     data()[size_++] = v;
   }
+  // Appends n elements with unspecified values (T is trivial), for the caller to write;
+  // returns the first. As std::make_unique_for_overwrite: no zeroing that would be overwritten.
+  T* append_for_overwrite(std::size_t n) {
+    if (n > capacity() - size_) [[unlikely]]
+      grow(next_capacity(size_ + n));
+    T* first = data() + size_;
+    size_ += static_cast<std::uint32_t>(n);
+    return first;
+  }
   // Inserts v before pos; returns an iterator to it.
   T* insert(const T* pos, const T& v) {
     auto i = static_cast<std::size_t>(pos - data());

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <expected>
 #include <optional>
 #include <span>
@@ -46,13 +47,13 @@ class Names {
   // decoder's hot path: a topic or sender seen recently costs one short compare, and a
   // channel of a known topic one indexed load.
   std::optional<TopicId> find_topic(std::string_view topic) const {
-    TopicId recent = recent_topics_[recent_slot(topic)];
-    if (recent < topics_.size() && same_bytes(topics_[recent], topic)) return recent;
+    if (auto id = recent_topics_.find(topic)) [[likely]]
+      return id;
     return find_topic_slow(topic);
   }
   std::optional<SenderId> find_sender(std::string_view sender) const {
-    SenderId recent = recent_senders_[recent_slot(sender)];
-    if (recent < senders_.size() && same_bytes(senders_[recent], sender)) return recent;
+    if (auto id = recent_senders_.find(sender)) [[likely]]
+      return id;
     return find_sender_slow(sender);
   }
   std::optional<ChannelId> find_channel(TopicId topic, std::int32_t partition) const;
@@ -82,36 +83,62 @@ class Names {
   // Partitions below this are indexed densely per topic (at most 16 KiB a topic); larger
   // ones use channel_ids_ only.
   static constexpr std::int32_t kDensePartitions = 4096;
-  // Direct-mapped caches of recent lookups, keyed by a cheap hash of the name; a hit is
-  // confirmed by comparing the stored name, so a collision is only a miss.
-  static constexpr std::size_t kRecent = 64;
-  static std::size_t recent_slot(std::string_view s) {
-    // Length and the first and last byte: cheap, and enough to spread typical topic and
-    // sender names ("orders", "payments", "svc-a-7f3c..") over the slots.
-    std::size_t h = s.size() * 31;
-    if (!s.empty()) h += static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
-    return h % kRecent;
-  }
-  // a == b, inline for names of up to 16 bytes (a library memcmp costs more than the
-  // compare itself at these sizes).
-  static bool same_bytes(std::string_view a, std::string_view b) {
-    const std::size_t n = a.size();
-    if (n != b.size()) return false;
-    if (n < 4 || n > 16) return a == b;
-    const char* x = a.data();
-    const char* y = b.data();
-    if (n < 8)
-      return load<std::uint32_t>(x) == load<std::uint32_t>(y) &&
-             load<std::uint32_t>(x + n - 4) == load<std::uint32_t>(y + n - 4);
-    return load<std::uint64_t>(x) == load<std::uint64_t>(y) &&
-           load<std::uint64_t>(x + n - 8) == load<std::uint64_t>(y + n - 8);
-  }
-  template <class T>
-  static T load(const char* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
+  // A direct-mapped cache of recent lookups, keyed by a cheap hash of the name; a hit is
+  // confirmed by comparing the name's bytes, so a collision is only a miss. An entry
+  // points at the interned string's bytes: topics_ and senders_ are deques, whose
+  // elements never move as they grow, and a copied or moved Names starts with an empty
+  // cache rather than pointers into another object.
+  class Recent {
+   public:
+    Recent() = default;
+    Recent(const Recent&) {}
+    Recent& operator=(const Recent&) {
+      slots_ = {};
+      return *this;
+    }
+    std::optional<std::uint32_t> find(std::string_view s) const {
+      const Entry& e = slots_[slot(s)];
+      if (e.size == s.size() && same_bytes(e.data, s.data(), s.size())) return e.id;
+      return std::nullopt;
+    }
+    // REQUIRES: `stored` outlives this cache's use of it (an element of topics_ or senders_).
+    void put(const std::string& stored, std::uint32_t id) const {
+      slots_[slot(stored)] = Entry{stored.data(), stored.size(), id};
+    }
+
+   private:
+    struct Entry {
+      const char* data = nullptr;
+      std::size_t size = ~std::size_t{0};  // no name is this long: an empty slot never hits
+      std::uint32_t id = 0;
+    };
+    static constexpr std::size_t kSlots = 64;
+    static std::size_t slot(std::string_view s) {
+      // Length and the first and last byte: cheap, and enough to spread typical topic and
+      // sender names ("orders", "payments", "svc-a-7f3c..") over the slots.
+      std::size_t h = s.size() * 31;
+      if (!s.empty()) h += static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
+      return h % kSlots;
+    }
+    // x[0..n) == y[0..n), inline for names of up to 16 bytes (a library memcmp costs more
+    // than the compare itself at these sizes).
+    static bool same_bytes(const char* x, const char* y, std::size_t n) {
+      if (n < 4 || n > 16) return std::memcmp(x, y, n) == 0;
+      if (n < 8)
+        return load<std::uint32_t>(x) == load<std::uint32_t>(y) &&
+               load<std::uint32_t>(x + n - 4) == load<std::uint32_t>(y + n - 4);
+      return load<std::uint64_t>(x) == load<std::uint64_t>(y) &&
+             load<std::uint64_t>(x + n - 8) == load<std::uint64_t>(y + n - 8);
+    }
+    template <class T>
+    static T load(const char* p) {
+      T v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    }
+    mutable std::array<Entry, kSlots> slots_{};
+  };
+
   std::optional<TopicId> find_topic_slow(std::string_view topic) const;
   std::optional<SenderId> find_sender_slow(std::string_view sender) const;
 
@@ -119,15 +146,15 @@ class Names {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::vector<std::string> topics_;
+  std::deque<std::string> topics_;  // a deque: Recent points into its elements
   std::unordered_map<std::string, TopicId, Hash, std::equal_to<>> topic_ids_;
   std::vector<Channel> channels_;
   std::unordered_map<std::uint64_t, ChannelId> channel_ids_;  // (topic << 32 | partition)
-  std::vector<std::string> senders_;
+  std::deque<std::string> senders_;
   std::unordered_map<std::string, SenderId, Hash, std::equal_to<>> sender_ids_;
   std::vector<std::vector<ChannelId>> partitions_;          // [topic][partition] -> channel, dense part
-  mutable std::array<TopicId, kRecent> recent_topics_{};    // valid where < topics_.size()
-  mutable std::array<SenderId, kRecent> recent_senders_{};  // valid where < senders_.size()
+  Recent recent_topics_;
+  Recent recent_senders_;
 };
 
 // Parses "topic/partition". Errors name the text and the rule it broke.
