@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include <fmt/core.h>
@@ -26,13 +27,22 @@ void ClientLog::add(std::string line, bool is_error) {
   if (lines_.size() < 1000) lines_.push_back(std::move(line));
 }
 
+void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log) {
+  // Debug lines exist only when the user asked for them (-X debug=...): they go to stderr
+  // as librdkafka itself prints them. Errors and warnings go to the ClientLog, which the
+  // tool's error messages quote; notices and info are dropped.
+  if (level >= 7) {
+    const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    fmt::print(stderr, "%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), buf);
+    return;
+  }
+  if (level <= 4) log.add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
+}
+
 namespace {
 
 void log_cb(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
-  auto* log = static_cast<ClientLog*>(rd_kafka_opaque(rk));
-  // Errors and warnings only; librdkafka's debug chatter stays out of the tool's stderr.
-  if (!log || level > 4) return;
-  log->add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
+  if (auto* log = static_cast<ClientLog*>(rd_kafka_opaque(rk))) handle_client_log(rk, level, fac, buf, *log);
 }
 
 void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
@@ -46,14 +56,18 @@ void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
 
 }  // namespace
 
+void route_client_log(rd_kafka_conf_t* conf, ClientLog& log) {
+  rd_kafka_conf_set_opaque(conf, &log);
+  rd_kafka_conf_set_log_cb(conf, log_cb);
+  rd_kafka_conf_set_error_cb(conf, error_cb);
+}
+
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
                                             const std::vector<std::pair<std::string, std::string>>& defaults,
                                             ClientLog& log) {
   auto conf = make_conf(conn, defaults);
   if (!conf) return std::unexpected(conf.error());
-  rd_kafka_conf_set_opaque(conf->get(), &log);
-  rd_kafka_conf_set_log_cb(conf->get(), log_cb);
-  rd_kafka_conf_set_error_cb(conf->get(), error_cb);
+  route_client_log(conf->get(), log);
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(type, conf->get(), err, sizeof err);
   if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));

@@ -345,7 +345,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     if (!n) {
       auto e = n.error();
       if (auto last = im.log.last_error(); !last.empty() && e.message.starts_with("cannot reach")) {
-        e.message += fmt::format(" (librdkafka: {})", last);
+        e.message += fmt::format(" ({})", last);
       }
       return std::unexpected(e);
     }

@@ -17,14 +17,16 @@ std::string private_group() {
   return fmt::format("causal-explain-{:08x}{:08x}", rd(), rd());
 }
 
-// A consumer that never joins its (private) group and never commits.
-std::expected<HandlePtr, Error> scanner(const ConnectionOptions& conn, const char* isolation) {
+// A consumer that never joins its (private) group and never commits. Its librdkafka log
+// goes to `log` (see route_client_log), which the caller declares before the handle.
+std::expected<HandlePtr, Error> scanner(const ConnectionOptions& conn, const char* isolation, ClientLog& log) {
   auto conf = make_conf(conn, {{"group.id", private_group()},
                                {"enable.auto.commit", "false"},
                                {"enable.auto.offset.store", "false"},
                                {"enable.partition.eof", "true"},
                                {"fetch.wait.max.ms", "100"}});
   if (!conf) return std::unexpected(conf.error());
+  route_client_log(conf->get(), log);
   char err[512];
   if (rd_kafka_conf_set(conf->get(), "isolation.level", isolation, err, sizeof err) != RD_KAFKA_CONF_OK) {
     return std::unexpected(runtime_error(fmt::format("cannot set isolation.level: {}", err)));
@@ -57,7 +59,8 @@ std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, con
                                               int timeout_ms) {
   LocatedSend out{channel.topic, channel.partition, sender, seq, std::nullopt, from, from};
   if (from >= to) return out;
-  auto h = scanner(conn, "read_committed");
+  ClientLog log;
+  auto h = scanner(conn, "read_committed", log);
   if (!h) return std::unexpected(h.error());
   if (auto r = assign_at(h->get(), channel, from); !r) return std::unexpected(r.error());
   Names names;
@@ -102,7 +105,8 @@ std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, con
 std::expected<std::optional<std::int64_t>, Error> first_timestamp(const ConnectionOptions& conn,
                                                                   const ChannelRef& channel, Offset at,
                                                                   int timeout_ms) {
-  auto h = scanner(conn, "read_uncommitted");
+  ClientLog log;
+  auto h = scanner(conn, "read_uncommitted", log);
   if (!h) return std::unexpected(h.error());
   if (auto r = assign_at(h->get(), channel, at); !r) return std::unexpected(r.error());
   std::optional<std::int64_t> ts;
@@ -123,15 +127,18 @@ std::expected<std::optional<std::int64_t>, Error> first_timestamp(const Connecti
 
 std::expected<std::optional<Offset>, Error> offset_for_time(const ConnectionOptions& conn, const ChannelRef& channel,
                                                             std::int64_t ts_ms, int timeout_ms) {
-  auto h = scanner(conn, "read_committed");
+  ClientLog log;
+  auto h = scanner(conn, "read_committed", log);
   if (!h) return std::unexpected(h.error());
   ListPtr l{rd_kafka_topic_partition_list_new(1)};
   rd_kafka_topic_partition_list_add(l.get(), channel.topic.c_str(), channel.partition)->offset = ts_ms;
   auto err = rd_kafka_offsets_for_times(h->get(), l.get(), timeout_ms);
   if (!err) err = l->elems[0].err;
   if (err) {
-    return std::unexpected(runtime_error(fmt::format("cannot find the offset of time {} on {}/{}: {}", ts_ms,
-                                                     channel.topic, channel.partition, rd_kafka_err2str(err))));
+    std::string message = fmt::format("cannot find the offset of time {} on {}/{}: {}", ts_ms, channel.topic,
+                                      channel.partition, rd_kafka_err2str(err));
+    if (auto last = log.last_error(); !last.empty()) message += fmt::format(" ({})", last);
+    return std::unexpected(runtime_error(message));
   }
   if (l->elems[0].offset < 0) return std::optional<Offset>{};
   return std::optional<Offset>{l->elems[0].offset};

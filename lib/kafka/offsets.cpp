@@ -26,9 +26,10 @@ const rd_kafka_topic_partition_t* find_in(const rd_kafka_topic_partition_list_t*
 
 std::string channel_text(const ChannelRef& c) { return fmt::format("{}/{}", c.topic, c.partition); }
 
-std::expected<HandlePtr, Error> new_consumer(const ConnectionOptions& opts, const char* isolation) {
+std::expected<HandlePtr, Error> new_consumer(const ConnectionOptions& opts, const char* isolation, ClientLog& log) {
   auto conf = make_conf(opts, {{"isolation.level", isolation}, {"enable.auto.commit", "false"}});
   if (!conf) return std::unexpected(conf.error());
+  route_client_log(conf->get(), log);
   char err[512];
   // The isolation level is the point of each handle: it is set last, over any -X.
   if (rd_kafka_conf_set(conf->get(), "isolation.level", isolation, err, sizeof err) != RD_KAFKA_CONF_OK) {
@@ -101,13 +102,19 @@ std::expected<OffsetsClient, Error> OffsetsClient::open(const ConnectionOptions&
   OffsetsClient c;
   c.timeout_ms_ = timeout_ms;
   c.brokers_ = brokers_in_effect(opts);
-  auto rc = new_consumer(opts, "read_committed");
+  c.log_ = std::make_unique<ClientLog>();
+  auto rc = new_consumer(opts, "read_committed", *c.log_);
   if (!rc) return std::unexpected(rc.error());
-  auto ru = new_consumer(opts, "read_uncommitted");
+  auto ru = new_consumer(opts, "read_uncommitted", *c.log_);
   if (!ru) return std::unexpected(ru.error());
   c.committed_ = std::move(*rc);
   c.uncommitted_ = std::move(*ru);
   return c;
+}
+
+std::string OffsetsClient::with_cause(std::string message) const {
+  if (auto last = log_->last_error(); !last.empty()) message += fmt::format(" ({})", last);
+  return message;
 }
 
 std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const std::string& topic) {
@@ -116,10 +123,10 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
   rd_kafka_resp_err_t err = rd_kafka_metadata(committed_.get(), 0, rkt.get(), &md, timeout_ms_);
   if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
       err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
-    return std::unexpected(runtime_error(fmt::format(
+    return std::unexpected(runtime_error(with_cause(fmt::format(
         "Kafka at {} did not answer ({}) when asked about topic '{}': check -b / $CAUSAL_BROKERS and that the broker "
         "is up",
-        brokers_, rd_kafka_err2str(err), topic)));
+        brokers_, rd_kafka_err2str(err), topic))));
   }
   if (err) {
     return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic '{}' from {}: {}", topic, brokers_,
@@ -181,7 +188,7 @@ std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_
   rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(h, list.get(), timeout_ms_);
   if (err) {
     return std::unexpected(runtime_error(
-        fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err))));
+        with_cause(fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err)))));
   }
   std::vector<Offset> out;
   out.reserve(channels.size());

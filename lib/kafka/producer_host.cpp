@@ -71,8 +71,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   rd_kafka_conf_set_dr_msg_cb(conf->get(), &ProducerHost::dr_cb);
   // librdkafka's log and error callbacks go to log_ (quoted in errors), not raw to stderr.
   rd_kafka_conf_set_log_cb(conf->get(), [](const rd_kafka_t* k, int level, const char* fac, const char* buf) {
-    auto* self = static_cast<ProducerHost*>(rd_kafka_opaque(k));
-    if (self && level <= 4) self->log_.add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
+    if (auto* self = static_cast<ProducerHost*>(rd_kafka_opaque(k))) handle_client_log(k, level, fac, buf, self->log_);
   });
   rd_kafka_conf_set_error_cb(conf->get(), [](rd_kafka_t*, int e, const char* reason, void* opaque) {
     static_cast<ProducerHost*>(opaque)->log_.add(

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -413,6 +414,23 @@ TEST_CASE("bad input: unknown group and unknown topic and unreadable or malforme
   CHECK(neither.rc == 2);
   Run apply_without_group = causal_cli({"baseline", T, "--apply"});
   CHECK(apply_without_group.rc == 2);
+}
+
+TEST_CASE("unreachable brokers: baseline and explain exit 1 with one line that quotes the cause", "[explain][broker]") {
+  // -b overrides $CAUSAL_BROKERS; port 1 refuses connections at once.
+  const std::vector<std::vector<std::string>> commands = {
+      {"baseline", "-b", "127.0.0.1:1", "--timeout-ms", "2000", "orders"},
+      {"explain", "-b", "127.0.0.1:1", "--timeout-ms", "2000", "--group", "g", "--topic", "orders"},
+  };
+  for (const auto& args : commands) {
+    Run r = causal_cli(args);
+    CHECK(r.rc == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("Kafka at 127.0.0.1:1 did not answer") != std::string::npos);
+    CHECK(r.err.find("Connection refused") != std::string::npos);  // librdkafka's cause, quoted
+    CHECK(r.err.find("%3|") == std::string::npos);                 // and no raw librdkafka log line
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
 }
 
 TEST_CASE("explain restores the resolution state saved in the commit metadata", "[explain][broker]") {

@@ -36,7 +36,16 @@ class ClientLog {
   std::string last_error_;
 };
 
-// make_conf(conn, defaults), log/error callbacks into `log`, then rd_kafka_new.
+// Makes `log` the conf's opaque and sends librdkafka's log and error callbacks (warnings
+// and errors) into it, rather than as raw lines on stderr; errors then quote
+// log.last_error(). REQUIRES: `log` outlives the handle made from `conf`.
+void route_client_log(rd_kafka_conf_t* conf, ClientLog& log);
+// What route_client_log does with one log line, for a host whose opaque is taken: debug
+// lines (only there with -X debug=...) to stderr as librdkafka prints them, errors and
+// warnings into `log`, the rest dropped.
+void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log);
+
+// make_conf(conn, defaults), route_client_log(conf, log), then rd_kafka_new.
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
                                             const std::vector<std::pair<std::string, std::string>>& defaults,
                                             ClientLog& log);
