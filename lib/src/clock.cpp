@@ -1,6 +1,9 @@
 #include "causal/clock.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
 
 namespace causal {
 
@@ -8,6 +11,57 @@ namespace {
 bool seq_key_less(const SeqClaim& a, const SeqClaim& b) {
   return a.channel != b.channel ? a.channel < b.channel : a.sender < b.sender;
 }
+
+// Sorts offset claims by channel, fast for what a decoder appends: one ascending run per
+// topic block, the blocks in topic-name order rather than id order. Those few ascending
+// runs are merged pairwise (a natural merge sort, O(n log runs)); a general sort of a
+// 64-claim clock was about half the cost of decoding it. More than kMaxRuns runs (input
+// in no particular order) go to std::sort.
+void sort_by_channel(Clock::Offsets& v) {
+  constexpr std::size_t kMaxRuns = 16;
+  struct Run {
+    std::uint32_t begin;
+    std::uint32_t end;
+  };
+  std::array<Run, kMaxRuns> runs{};
+  std::size_t n_runs = 0;
+  const auto less = [](const OffsetClaim& a, const OffsetClaim& b) { return a.channel < b.channel; };
+  const OffsetClaim* d = v.data();
+  const auto n = static_cast<std::uint32_t>(v.size());
+  for (std::uint32_t i = 0; i < n;) {
+    std::uint32_t j = i + 1;
+    while (j < n && d[j - 1].channel <= d[j].channel) ++j;
+    if (n_runs == kMaxRuns) {
+      std::sort(v.begin(), v.end(), less);
+      return;
+    }
+    runs[n_runs++] = {i, j};
+    i = j;
+  }
+  if (n_runs <= 1) return;
+  thread_local std::vector<OffsetClaim> scratch;  // no allocation once warm
+  scratch.resize(v.size());
+  OffsetClaim* src = v.data();
+  OffsetClaim* dst = scratch.data();
+  while (n_runs > 1) {  // merge neighbouring runs, src -> dst, until one is left
+    std::size_t merged = 0;
+    for (std::size_t r = 0; r < n_runs; r += 2) {
+      const Run a = runs[r];
+      if (r + 1 == n_runs) {
+        std::copy(src + a.begin, src + a.end, dst + a.begin);
+        runs[merged++] = a;
+        continue;
+      }
+      const Run b = runs[r + 1];
+      std::merge(src + a.begin, src + a.end, src + b.begin, src + b.end, dst + a.begin, less);
+      runs[merged++] = {a.begin, b.end};
+    }
+    n_runs = merged;
+    std::swap(src, dst);
+  }
+  if (src != v.data()) std::copy(src, src + v.size(), v.data());
+}
+
 }  // namespace
 
 void Clock::claim(ChannelId ch, Offset n) {
@@ -114,18 +168,18 @@ Offset Clock::offset_of(ChannelId ch) const {
 }
 
 void Clock::normalize() {
-  std::sort(offsets_.begin(), offsets_.end(),
-            [](const OffsetClaim& a, const OffsetClaim& b) { return a.channel < b.channel; });
+  sort_by_channel(offsets_);
+  OffsetClaim* d = offsets_.data();
   std::size_t out = 0;
   for (std::size_t i = 0; i < offsets_.size(); ++i) {
-    if (out > 0 && offsets_[out - 1].channel == offsets_[i].channel) {
-      offsets_[out - 1].offset = std::max(offsets_[out - 1].offset, offsets_[i].offset);
+    if (out > 0 && d[out - 1].channel == d[i].channel) {
+      d[out - 1].offset = std::max(d[out - 1].offset, d[i].offset);
     } else {
-      offsets_[out++] = offsets_[i];
+      d[out++] = d[i];
     }
   }
   offsets_.truncate(out);
-  std::sort(seqs_.begin(), seqs_.end(), seq_key_less);
+  if (seqs_.size() > 1) std::sort(seqs_.begin(), seqs_.end(), seq_key_less);
   out = 0;
   for (std::size_t i = 0; i < seqs_.size(); ++i) {
     if (out > 0 && !seq_key_less(seqs_[out - 1], seqs_[i])) {

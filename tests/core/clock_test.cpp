@@ -165,6 +165,42 @@ TEST_CASE("random clocks: normalize agrees with claim, join with a reference", "
   }
 }
 
+// What a decoder appends: ascending runs (one per topic block) in an order of their own.
+// normalize() merges up to 16 runs and sorts anything with more; both must agree with a
+// reference, duplicates across runs included.
+TEST_CASE("normalize sorts clocks made of ascending runs, merged or not", "[clock][property]") {
+  std::mt19937_64 rng(0x5EED);
+  int few_runs = 0, many_runs = 0;  // at most 16 runs, or more (some of which may join up)
+  for (int round = 0; round < 2000; ++round) {
+    const int runs = 1 + static_cast<int>(rng() % 24);
+    (runs <= 16 ? few_runs : many_runs)++;
+    Clock c;
+    std::map<ChannelId, Offset> ref;
+    for (int r = 0; r < runs; ++r) {
+      // A run: ascending ids from a random base, some gaps, possibly overlapping others.
+      ChannelId ch = static_cast<ChannelId>(rng() % 200);
+      const int len = 1 + static_cast<int>(rng() % 10);
+      for (int i = 0; i < len; ++i) {
+        const auto o = static_cast<Offset>(rng() % 1000);
+        c.append_unsorted(OffsetClaim{ch, o});
+        ref[ch] = std::max(ref.contains(ch) ? ref[ch] : kNoOffset, o);
+        ch += 1 + static_cast<ChannelId>(rng() % 3);
+      }
+    }
+    c.normalize();
+    INFO("round " << round << " runs " << runs);
+    REQUIRE(c.offsets().size() == ref.size());
+    std::size_t i = 0;
+    for (auto [ch, o] : ref) {
+      CHECK(c.offsets()[i].channel == ch);
+      CHECK(c.offsets()[i].offset == o);
+      ++i;
+    }
+  }
+  CHECK(few_runs > 1000);
+  CHECK(many_runs > 300);
+}
+
 TEST_CASE("drop_seqs_if and clear", "[clock]") {
   Clock c;
   c.origin = Origin{1, 1};

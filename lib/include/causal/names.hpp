@@ -112,13 +112,19 @@ class Names {
       std::size_t size = ~std::size_t{0};  // no name is this long: an empty slot never hits
       std::uint32_t id = 0;
     };
-    static constexpr std::size_t kSlots = 64;
+    static constexpr std::size_t kSlotBits = 7;
+    static constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
     static std::size_t slot(std::string_view s) {
-      // Length and the first and last byte: cheap, and enough to spread typical topic and
-      // sender names ("orders", "payments", "svc-a-7f3c..") over the slots.
-      std::size_t h = s.size() * 31;
-      if (!s.empty()) h += static_cast<unsigned char>(s.front()) * 7 + static_cast<unsigned char>(s.back());
-      return h % kSlots;
+      // Length and the first, middle and last bytes, mixed by a multiply (Fibonacci
+      // hashing): cheap, and it spreads names that share a length and first letter
+      // ("orders"/"audit" collided under a plain sum).
+      std::uint64_t h = s.size();
+      if (!s.empty()) {
+        h |= std::uint64_t{static_cast<unsigned char>(s.front())} << 16 |
+             std::uint64_t{static_cast<unsigned char>(s[s.size() / 2])} << 24 |
+             std::uint64_t{static_cast<unsigned char>(s.back())} << 32;
+      }
+      return static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
     }
     // x[0..n) == y[0..n), inline for names of up to 16 bytes (a library memcmp costs more
     // than the compare itself at these sizes).
