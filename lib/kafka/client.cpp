@@ -19,6 +19,11 @@ std::string ClientLog::last_error() const {
   return last_error_;
 }
 
+std::string ClientLog::with_cause(std::string message) const {
+  if (auto last = last_error(); !last.empty()) message += fmt::format(" ({})", last);
+  return message;
+}
+
 void ClientLog::add(std::string line, bool is_error) {
   std::lock_guard lock(mu_);
   if (is_error) last_error_ = line;
@@ -39,19 +44,19 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
   if (level <= 4) log.add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
 }
 
+void handle_client_error(int err, const char* reason, ClientLog& log) {
+  log.add(fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
+          true);
+}
+
 namespace {
 
 void log_cb(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   if (auto* log = static_cast<ClientLog*>(rd_kafka_opaque(rk))) handle_client_log(rk, level, fac, buf, *log);
 }
 
-void error_cb(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  (void)rk;
-  auto* log = static_cast<ClientLog*>(opaque);
-  if (!log) return;
-  log->add(
-      fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
-      true);
+void error_cb(rd_kafka_t*, int err, const char* reason, void* opaque) {
+  if (auto* log = static_cast<ClientLog*>(opaque)) handle_client_error(err, reason, *log);
 }
 
 }  // namespace

@@ -344,9 +344,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     auto n = partition_count(im.rk.get(), sel.topic, opts.connect_timeout, im.brokers);
     if (!n) {
       auto e = n.error();
-      if (auto last = im.log.last_error(); !last.empty() && e.message.starts_with("cannot reach")) {
-        e.message += fmt::format(" ({})", last);
-      }
+      if (e.message.starts_with("cannot reach")) e.message = im.log.with_cause(std::move(e.message));
       return std::unexpected(e);
     }
     if (sel.partition && *sel.partition >= *n) {

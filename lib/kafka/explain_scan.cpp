@@ -137,8 +137,7 @@ std::expected<std::optional<Offset>, Error> offset_for_time(const ConnectionOpti
   if (err) {
     std::string message = fmt::format("cannot find the offset of time {} on {}/{}: {}", ts_ms, channel.topic,
                                       channel.partition, rd_kafka_err2str(err));
-    if (auto last = log.last_error(); !last.empty()) message += fmt::format(" ({})", last);
-    return std::unexpected(runtime_error(message));
+    return std::unexpected(runtime_error(log.with_cause(std::move(message))));
   }
   if (l->elems[0].offset < 0) return std::optional<Offset>{};
   return std::optional<Offset>{l->elems[0].offset};

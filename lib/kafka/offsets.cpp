@@ -112,18 +112,13 @@ std::expected<OffsetsClient, Error> OffsetsClient::open(const ConnectionOptions&
   return c;
 }
 
-std::string OffsetsClient::with_cause(std::string message) const {
-  if (auto last = log_->last_error(); !last.empty()) message += fmt::format(" ({})", last);
-  return message;
-}
-
 std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const std::string& topic) {
   TopicPtr rkt{rd_kafka_topic_new(committed_.get(), topic.c_str(), nullptr)};
   const rd_kafka_metadata_t* md = nullptr;
   rd_kafka_resp_err_t err = rd_kafka_metadata(committed_.get(), 0, rkt.get(), &md, timeout_ms_);
   if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
       err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
-    return std::unexpected(runtime_error(with_cause(fmt::format(
+    return std::unexpected(runtime_error(log_->with_cause(fmt::format(
         "Kafka at {} did not answer ({}) when asked about topic '{}': check -b / $CAUSAL_BROKERS and that the broker "
         "is up",
         brokers_, rd_kafka_err2str(err), topic))));
@@ -188,7 +183,7 @@ std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_
   rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(h, list.get(), timeout_ms_);
   if (err) {
     return std::unexpected(runtime_error(
-        with_cause(fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err)))));
+        log_->with_cause(fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err)))));
   }
   std::vector<Offset> out;
   out.reserve(channels.size());

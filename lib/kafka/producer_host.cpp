@@ -74,8 +74,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
     if (auto* self = static_cast<ProducerHost*>(rd_kafka_opaque(k))) handle_client_log(k, level, fac, buf, self->log_);
   });
   rd_kafka_conf_set_error_cb(conf->get(), [](rd_kafka_t*, int e, const char* reason, void* opaque) {
-    static_cast<ProducerHost*>(opaque)->log_.add(
-        fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(e))), true);
+    handle_client_error(e, reason, static_cast<ProducerHost*>(opaque)->log_);
   });
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), err, sizeof err);
@@ -165,7 +164,7 @@ std::expected<ProducerHost::Topic*, Error> ProducerHost::topic(std::string_view 
   auto count = partition_count(rk_.get(), n, opts_.timeout, brokers_);
   if (!count) {
     auto e = count.error();
-    if (auto last = log_.last_error(); !last.empty()) e.message += fmt::format(" ({})", last);
+    e.message = log_.with_cause(std::move(e.message));
     return std::unexpected(e);
   }
   Topic t;

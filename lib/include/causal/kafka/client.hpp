@@ -27,6 +27,8 @@ class ClientLog {
   std::vector<std::string> take();
   // The last error-level message seen (never cleared), or "".
   std::string last_error() const;
+  // `message` with the last error appended as its cause, " (<line>)", when there is one.
+  std::string with_cause(std::string message) const;
   void add(std::string line, bool is_error);
 
  private:
@@ -44,6 +46,8 @@ void route_client_log(rd_kafka_conf_t* conf, ClientLog& log);
 // lines (only there with -X debug=...) to stderr as librdkafka prints them, errors and
 // warnings into `log`, the rest dropped.
 void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log);
+// What route_client_log does with librdkafka's error callback: an error line into `log`.
+void handle_client_error(int err, const char* reason, ClientLog& log);
 
 // make_conf(conn, defaults), route_client_log(conf, log), then rd_kafka_new.
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,

@@ -123,8 +123,6 @@ class OffsetsClient {
   OffsetsClient() = default;
   std::expected<std::vector<Offset>, Error> offsets_round(rd_kafka_t* h, std::span<const ChannelRef> channels,
                                                           std::int64_t logical, const char* what);
-  // The message with librdkafka's last error appended, when there is one.
-  std::string with_cause(std::string message) const;
   // Declared before the handles, so that it outlives them: they log into it until destroyed.
   std::unique_ptr<ClientLog> log_;
   HandlePtr committed_;    // isolation.level=read_committed
