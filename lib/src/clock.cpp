@@ -8,6 +8,9 @@
 namespace causal {
 
 namespace {
+// A lambda rather than a function, so that every algorithm it is passed to inlines it.
+constexpr auto channel_less = [](const OffsetClaim& a, const OffsetClaim& b) { return a.channel < b.channel; };
+
 bool seq_key_less(const SeqClaim& a, const SeqClaim& b) {
   return a.channel != b.channel ? a.channel < b.channel : a.sender < b.sender;
 }
@@ -25,14 +28,13 @@ void sort_by_channel(Clock::Offsets& v) {
   };
   std::array<Run, kMaxRuns> runs{};
   std::size_t n_runs = 0;
-  const auto less = [](const OffsetClaim& a, const OffsetClaim& b) { return a.channel < b.channel; };
   const OffsetClaim* d = v.data();
   const auto n = static_cast<std::uint32_t>(v.size());
   for (std::uint32_t i = 0; i < n;) {
     std::uint32_t j = i + 1;
     while (j < n && d[j - 1].channel <= d[j].channel) ++j;
     if (n_runs == kMaxRuns) {
-      std::sort(v.begin(), v.end(), less);
+      std::sort(v.begin(), v.end(), channel_less);
       return;
     }
     runs[n_runs++] = {i, j};
@@ -53,7 +55,7 @@ void sort_by_channel(Clock::Offsets& v) {
         continue;
       }
       const Run b = runs[r + 1];
-      std::merge(src + a.begin, src + a.end, src + b.begin, src + b.end, dst + a.begin, less);
+      std::merge(src + a.begin, src + a.end, src + b.begin, src + b.end, dst + a.begin, channel_less);
       runs[merged++] = {a.begin, b.end};
     }
     n_runs = merged;
@@ -140,8 +142,7 @@ void join_runs(Vec& a, const Vec& b, Less less, Max max_into) {
 
 void Clock::join(const Clock& other) {
   join_runs(
-      offsets_, other.offsets_,
-      [](const OffsetClaim& x, const OffsetClaim& y) { return x.channel < y.channel; },
+      offsets_, other.offsets_, channel_less,
       [](OffsetClaim& into, const OffsetClaim& c) { into.offset = std::max(into.offset, c.offset); });
   join_runs(seqs_, other.seqs_, seq_key_less,
             [](SeqClaim& into, const SeqClaim& c) { into.seq = std::max(into.seq, c.seq); });

@@ -27,7 +27,6 @@
 #include "causal/codec.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <stdexcept>
 
@@ -59,24 +58,6 @@ constexpr std::size_t kMinOffsetClaim = 2;  // pgap, offset
 constexpr std::size_t kMinOffsetTopic = 2 + 1 + kMinOffsetClaim;
 constexpr std::size_t kMinSeqClaim = 1 + 2 + 1;  // pdelta, sender(len+1), seq
 constexpr std::size_t kMinSeqTopic = 2 + 1 + kMinSeqClaim;
-
-constexpr auto kTopicChars = [] {
-  std::array<bool, 256> t{};
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) t[c] = true;
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  t['.'] = t['_'] = t['-'] = true;
-  return t;
-}();
-
-// Same rule as valid_topic_name (names.cpp), table-driven for the decode hot path.
-bool topic_ok(std::string_view s) {
-  if (s.empty() || s.size() > kMaxTopicBytes) return false;
-  for (char c : s) {
-    if (!kTopicChars[static_cast<unsigned char>(c)]) return false;
-  }
-  return s != "." && s != "..";
-}
 
 std::unexpected<DecodeError> fail(DecodeErrc code, std::size_t at, std::string detail) {
   return std::unexpected(DecodeError{code, at, std::move(detail)});
@@ -231,7 +212,7 @@ struct Decoder {
     const std::optional<TopicId> known = names.find_topic(t.name);
     if (known.has_value()) {
       t.id = known.value();
-    } else if (topic_ok(t.name)) {
+    } else if (valid_topic_name(t.name)) {
       t.id = names.topic(t.name);
     } else {
       return error(DecodeErrc::bad_topic, t.at, [&] {
