@@ -539,22 +539,33 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
   }
 
-  if (im.opts.lookups && gate.held_count() > 0) {
+  // Lookups to a fixpoint: an answer can release a head whose successor (or a head on
+  // another channel the cascade reached) is then blocked on another sequence claim that
+  // needs a lookup of its own. caught_up() relies on no lookup being left unasked here.
+  while (im.opts.lookups && gate.held_count() > 0) {
+    bool asked_one = false;
     for (const auto& req : gate.pending_lookups()) {
       auto key = std::tuple{req.channel, req.sender, req.seq};
       if (im.asked.contains(key)) continue;
       im.asked.insert(key);
+      asked_one = true;
       LookupReport rep = im.lookup(req);
       ++lookups_done_;
       if (observer_) observer_->lookup(rep);
       gate.answer_lookup(req, rep.located);
     }
+    if (!asked_one) break;
   }
   im.drain_log();
   return {};
 }
 
 bool ConsumerHost::caught_up() const {
+  if (impl_->opts.lookups && gate_->held_count() > 0) {
+    for (const auto& req : gate_->pending_lookups()) {
+      if (!impl_->asked.contains(std::tuple{req.channel, req.sender, req.seq})) return false;
+    }
+  }
   for (const auto& p : plan_) {
     const auto& st = impl_->chans[p.channel];
     if (st.failed) continue;

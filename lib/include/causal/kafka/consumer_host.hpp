@@ -31,9 +31,12 @@
 // "Caught up" (for --exit-at-end and for replays): every channel in scope has failed closed,
 // or its position signal max(baseline, rd_kafka_position, last PARTITION_EOF offset) has
 // reached the last stable offset captured when it was assigned; since the gate runs its
-// cascade to a fixpoint on every call, nothing deliverable remains at that moment, and every
-// lookup asked so far has been answered. Records produced after assignment are delivered if
-// they arrive before that, but are not waited for.
+// cascade to a fixpoint on every call, nothing deliverable remains at that moment; and every
+// lookup the held heads need has been asked and answered. poll() runs lookups to a fixpoint
+// too: answering one can release a head whose successor, or a head the cascade reaches on
+// another channel, then needs a lookup of its own, and that one is asked in the same poll.
+// Records produced after assignment are delivered if they arrive before that, but are not
+// waited for.
 //
 // Thread-safety: none. One ConsumerHost, its Gate and its Names are used from one thread.
 // librdkafka's own threads only touch the log/error callbacks, which lock.
