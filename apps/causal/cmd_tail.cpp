@@ -40,8 +40,11 @@ void setup_tail(CLI::App& sub, Outcome& result) {
   add_kafka_options(sub, o->connection);
   sub.add_option("--from", o->from,
                  "Start position: beginning|end|lso|committed|OFFSET|-N, for every channel, or per topic or "
-                 "channel as TOPIC[/P]=POS (repeatable; the most specific wins). Default: beginning, or "
-                 "committed with --group");
+                 "channel as TOPIC[/P]=POS (repeatable, one value per use; the most specific wins). Default: "
+                 "beginning, or committed with --group")
+      // One value per --from: without this CLI11 lets a vector option swallow the channel
+      // names that follow it (`--from lso orders/0 payments/0`).
+      ->allow_extra_args(false);
   sub.add_option("-g,--group", o->group,
                  "Start from this group's committed offsets, read without joining the group; never commits");
   sub.add_flag("-e,--exit-at-end", o->exit_at_end,
