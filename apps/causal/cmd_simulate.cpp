@@ -12,6 +12,7 @@
 
 #include "causal/sim/scenarios.hpp"
 #include "causal/sim/sweep.hpp"
+#include "tail_format.hpp"  // g_stop, install_stop_signals
 #include "subcommands.hpp"
 
 namespace causal::cli {
@@ -130,6 +131,8 @@ Outcome run_simulate(const SimulateOptions& o) {
   so.last = range->second;
   so.knobs = knobs;
   so.stop_at_first = o.stop_at_first;
+  install_stop_signals();  // SIGINT/SIGTERM: end after the current world, report what ran, exit 130
+  so.stop = &g_stop;
   if (show_progress()) {
     auto last = std::chrono::steady_clock::now();
     const auto t0 = last;
@@ -152,6 +155,14 @@ Outcome run_simulate(const SimulateOptions& o) {
     std::fputs(sim::format_summary(r).c_str(), stdout);
   }
   if (!r.ok()) {
+    if (r.interrupted) {
+      return std::unexpected(Error{
+          Errc::interrupted, fmt::format("interrupted after {} of {} worlds{}: not a pass", r.worlds,
+                                         so.last - so.first + 1,
+                                         r.failed_worlds ? fmt::format(" ({} violate the oracle; first: {})",
+                                                                       r.failed_worlds, r.repro.front())
+                                                         : std::string())});
+    }
     if (r.failed_worlds > 0)
       return std::unexpected(runtime_error(fmt::format("{} of {} worlds violate the oracle; first: {}", r.failed_worlds,
                                                        r.worlds, r.repro.front())));
@@ -191,14 +202,15 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                  "(a node restored from committed state must still ask for lookups)");
   sub.footer(
       "Examples:\n"
-      "  causal simulate                                 the standard sweep (seeds 1..10000)\n"
-      "  causal simulate --seeds 1..1000000              the long sweep (one million worlds)\n"
-      "  causal simulate --seed 416 --trace              replay one world step by step\n"
+      "  causal simulate                                 # the standard sweep (seeds 1..10000)\n"
+      "  causal simulate --seeds 1..1000000              # the long sweep (one million worlds)\n"
+      "  causal simulate --seed 416 --trace              # replay one world step by step\n"
       "  causal simulate --seeds 1..500 --channels 64 --faults none --format json\n"
       "  causal simulate --scenario late-joiner --no-lookups --trace\n"
       "  causal simulate --seeds 1..10000 --faults all,-crash --no-lookups\n"
       "Exit status: 0 all worlds passed and every must-fire counter fired; 1 a violation, an\n"
-      "unattributed stall, a world that did not drain, or a vacuous counter; 2 usage error.\n"
+      "unattributed stall, a world that did not drain, or a vacuous counter; 2 usage error;\n"
+      "130 a sweep interrupted (SIGINT, SIGTERM) before its last seed.\n"
       "See causal-simulate(1) and docs/verification.md.");
   sub.callback([opts, &result] { result = run_simulate(*opts); });
 }

@@ -55,11 +55,17 @@ SweepResult run_sweep(const SweepOptions& opts) {
       break;
     }
     if (seed == UINT64_MAX) break;
+    if (opts.stop && *opts.stop && seed < opts.last) {
+      r.interrupted = true;
+      break;
+    }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Anti-vacuity is a property of a whole sweep; a sweep stopped at its first failure has
   // already failed, and a single world cannot be expected to fire every mechanism.
-  if (!r.stopped_early && r.worlds >= 100) r.vacuous = vacuous(r.counters);
+  // An interrupted sweep is not judged for vacuity either: it is not a pass whatever it shows.
+  if (!r.stopped_early && !r.interrupted && r.worlds >= 100) r.vacuous = vacuous(r.counters, opts.knobs);
+  r.excused = excused(opts.knobs);
   return r;
 }
 
@@ -76,8 +82,10 @@ std::string format_summary(const SweepResult& r) {
   }
   s += "counters:\n";
   for (const auto& e : r.counters.entries()) {
+    const bool is_excused = std::find(r.excused.begin(), r.excused.end(), e.name) != r.excused.end();
     s += fmt::format("  {:<20} {:>12}  {}{}\n", e.name, e.value, e.description,
-                     (e.must_fire && e.value == 0) ? "  <-- MUST FIRE" : "");
+                     (e.must_fire && e.value == 0) ? (is_excused ? "  (not required: switched off)" : "  <-- MUST FIRE")
+                                                   : "");
   }
   if (r.counters.frozen_roots > 0) {
     s += fmt::format("presence signature caught {} of {} frozen roots ({:.1f}%)\n", r.counters.signature_caught,
@@ -90,7 +98,8 @@ std::string format_summary(const SweepResult& r) {
     for (const std::string& v : r.vacuous) s += " " + v;
     s += "\n";
   }
-  s += r.ok() ? "PASS\n" : "FAIL\n";
+  if (r.interrupted) s += "INTERRUPTED: the sweep ended before its last seed; the worlds above are all it ran\n";
+  s += r.ok() ? "PASS\n" : r.interrupted && r.failed_worlds == 0 ? "INCOMPLETE\n" : "FAIL\n";
   return s;
 }
 
@@ -118,6 +127,8 @@ nlohmann::json to_json(const SweepResult& r) {
   j["seconds"] = r.seconds;
   j["worlds_per_second"] = r.seconds > 0 ? static_cast<double>(r.worlds) / r.seconds : 0.0;
   j["stopped_early"] = r.stopped_early;
+  j["interrupted"] = r.interrupted;
+  j["excused"] = r.excused;
   nlohmann::json c;
   for (const auto& e : r.counters.entries()) c[e.name] = e.value;
   j["counters"] = c;

@@ -15,6 +15,7 @@ enum class Errc : int {
   usage = 2,       // bad command line or bad input file
   bad_header = 3,  // undecodable causal.clock header (fail closed)
   held = 4,        // records still held when the command ended
+  interrupted = 130,  // SIGINT/SIGTERM ended work whose result is incomplete (a sweep), as a shell reports
 };
 
 struct Error {

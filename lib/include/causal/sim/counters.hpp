@@ -64,7 +64,13 @@ struct Counters {
   std::vector<Entry> entries() const;
 };
 
-// The must-fire counters that are zero.
-std::vector<std::string> vacuous(const Counters& c);
+struct Knobs;
+
+// The must-fire counters that are zero, except those `knobs` excuses.
+std::vector<std::string> vacuous(const Counters& c, const Knobs& knobs);
+// The must-fire counters whose every mechanism `knobs` switched off (--faults, --no-lookups):
+// a sweep that runs no crash cannot be asked to restart a node. Only a mechanism the user
+// turned off excuses a counter; the default knobs excuse none.
+std::vector<std::string> excused(const Knobs& knobs);
 
 }  // namespace causal::sim

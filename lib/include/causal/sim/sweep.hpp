@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+
 #include <nlohmann/json.hpp>
 
 #include "causal/sim/config.hpp"
@@ -29,6 +31,9 @@ struct SweepOptions {
   std::string program = "causal simulate";  // used in reproduction commands
   // Called after every world (for progress); `done` counts worlds run so far.
   std::function<void(std::uint64_t done, std::uint64_t total, const WorldResult&)> after_world;
+  // When *stop becomes non-zero (a signal handler sets it), the sweep ends after the world it
+  // is running: SweepResult::interrupted, and the result covers the worlds run so far.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 struct SweepResult {
@@ -39,10 +44,12 @@ struct SweepResult {
   std::vector<std::string> repro;         // one command per kept failure
   std::vector<std::string> attributed;    // a sample of attributed stalls, with their seed
   Counters counters;
-  std::vector<std::string> vacuous;       // must-fire counters still at zero
+  std::vector<std::string> vacuous;       // must-fire counters still at zero (excused ones aside)
+  std::vector<std::string> excused;       // must-fire counters the knobs switched off (see counters.hpp)
   double seconds = 0;
   bool stopped_early = false;
-  bool ok() const { return failed_worlds == 0 && vacuous.empty(); }
+  bool interrupted = false;  // SweepOptions::stop ended it before its last seed: not a pass
+  bool ok() const { return failed_worlds == 0 && vacuous.empty() && !interrupted; }
 };
 
 SweepResult run_sweep(const SweepOptions& opts);
