@@ -441,7 +441,7 @@ std::string with_clock(const std::string& value, const std::string& clock_text) 
 // Issue 11, item 2: a lookup's answer releases a head; the next head the cascade reaches waits
 // on another sequence claim whose send sits below the baseline. -e must not call that caught
 // up: lookups run to a fixpoint before tail decides it is at the end.
-TEST_CASE("--exit-at-end waits for the lookups a release makes necessary, down a chain of three") {
+TEST_CASE("exit-at-end waits for the lookups a release makes necessary, down a chain of three") {
   std::string T = t::create_topic("tail-lookup-chain", 4);
   // T/0 holds the three claimed sends; the tail starts T/0 at 3, above all of them.
   produce(T + "/0", with_clock("s1", "origin=s:1") + with_clock("r1", "origin=r:1") + with_clock("u1", "origin=u:1"),
