@@ -237,12 +237,11 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   add_format_option(sub, opts->format, {Format::text, Format::json, Format::csv}, Format::text);
   sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each request round (default 10000)");
   sub.footer(R"(Examples:
-  causal baseline orders payments                 LSO baselines of every partition
-  causal baseline orders --format csv > plan.csv  for kafka-consumer-groups --from-file
-  causal baseline orders --group billing          the plan beside billing's committed offsets
-  causal baseline orders --group billing --apply  write it (the group must have no members)
-  causal baseline --group billing --apply orders/3@1041
-                                                  rewind one channel (an explain remedy)
+  causal baseline orders payments                  # LSO baselines of every partition
+  causal baseline orders --format csv > plan.csv   # for kafka-consumer-groups --from-file
+  causal baseline orders --group billing           # the plan beside billing's committed offsets
+  causal baseline orders --group billing --apply   # write it (the group must have no members)
+  causal baseline --group billing --apply orders/3@1041   # rewind one channel (an explain remedy)
 Exit status: 0 ok, 1 Kafka failure, unknown topic or refusal (active members), 2 usage.)");
   sub.callback([opts, &result] { result = run_baseline(*opts); });
 }

@@ -212,8 +212,8 @@ void setup_completions(CLI::App& sub, Outcome& result) {
       ->check(CLI::IsMember({"bash", "zsh", "fish"}));
   sub.footer(
       "Examples:\n"
-      "  causal completions bash > /etc/bash_completion.d/causal\n"
-      "  causal completions zsh > \"${fpath[1]}/_causal\"\n"
+      "  causal completions bash > ~/.local/share/bash-completion/completions/causal\n"
+      "  causal completions zsh > ~/.zfunc/_causal     # with fpath+=(~/.zfunc) before compinit in ~/.zshrc\n"
       "  causal completions fish > ~/.config/fish/completions/causal.fish");
   sub.callback([&sub, &result] {
     const CLI::App& root = *sub.get_parent();

@@ -190,7 +190,10 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 // ---- Admin ----------------------------------------------------------------------------------
 
 std::string create_topic(std::string_view prefix, int partitions, const Properties& config) {
-  std::string name = unique_name(prefix);
+  return create_topic_named(unique_name(prefix), partitions, config);
+}
+
+std::string create_topic_named(const std::string& name, int partitions, const Properties& config) {
   HandlePtr rk = make_handle(RD_KAFKA_PRODUCER);
   QueuePtr queue(rd_kafka_queue_new(rk.get()));
   char errstr[512];

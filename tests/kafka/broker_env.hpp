@@ -78,6 +78,9 @@ bool eventually(const std::function<bool()>& condition, std::chrono::millisecond
 // 1) and `config` as topic configuration; returns once every partition has a leader in the
 // metadata. Returns the name.
 std::string create_topic(std::string_view prefix, int partitions = 1, const Properties& config = {});
+// The same with exactly this name (the examples test: its topics are the ones the docs name).
+// Fails if the topic exists.
+std::string create_topic_named(const std::string& name, int partitions = 1, const Properties& config = {});
 
 struct Watermarks {
   int64_t low = -1;
