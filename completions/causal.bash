@@ -57,7 +57,7 @@ _causal() {
         --format) COMPREPLY=($(compgen -W 'csv json text' -- "$cur")); return ;;
         --timeout-ms) return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F -g --group --apply --dry-run --format --timeout-ms' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F -g --group --apply --dry-run --allow-skip --format --timeout-ms' -- "$cur")) ;;
     produce)
       case $prev in
         -b|--brokers) return ;;

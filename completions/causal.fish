@@ -53,6 +53,7 @@ complete -c causal -n '__fish_seen_subcommand_from baseline' -s F -r -F -d 'Read
 complete -c causal -n '__fish_seen_subcommand_from baseline' -s g -l group -x -d 'Consumer group: show its committed offsets; with --apply, write them'
 complete -c causal -n '__fish_seen_subcommand_from baseline' -l apply -d 'Write the baselines as the group'\''s committed offsets'
 complete -c causal -n '__fish_seen_subcommand_from baseline' -l dry-run -d 'Only print the plan (the default)'
+complete -c causal -n '__fish_seen_subcommand_from baseline' -l allow-skip -d 'With --apply: allow moving a committed offset forward, skipping the records in between'
 complete -c causal -n '__fish_seen_subcommand_from baseline' -l format -x -a 'csv json text' -d 'Output format: text|json|csv (default text)'
 complete -c causal -n '__fish_seen_subcommand_from baseline' -l timeout-ms -x -d 'Timeout of each request round (default 10000)'
 complete -c causal -n '__fish_seen_subcommand_from produce' -s h -l help -d 'Print this help message and exit'

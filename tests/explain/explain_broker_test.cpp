@@ -560,3 +560,34 @@ TEST_CASE("explain reports an offset commit pending in an open transaction and r
   CHECK(after["source"]["committed"][0]["pending"] == false);
   CHECK(after["source"]["committed"][0]["offset"] == 3);
 }
+
+TEST_CASE("issue 11.4: baseline --apply refuses to move a committed offset forward unless --allow-skip",
+          "[baseline][broker]") {
+  const std::string T = causal::test::create_topic("baseline-forward", 1);
+  const std::string group = causal::test::unique_name("forward");
+  causal::test::Producer w;
+  w.send(T, {Record("x"), Record("y"), Record("z")});
+  causal::test::commit_offsets(group, T, {{0, 0}});
+
+  Run dry = causal_cli({"baseline", "--group", group, T + "/0@2"});
+  CHECK(dry.rc == 0);
+  CHECK(dry.out.find("would skip 2 offset(s) of " + T + "/0") != std::string::npos);
+  Run dryj = causal_cli({"baseline", "--group", group, T + "/0@2", "--format", "json"});
+  REQUIRE(dryj.rc == 0);
+  CHECK(Json::parse(dryj.out)["channels"][0]["skip"] == 2);
+
+  Run refused = causal_cli({"baseline", "--group", group, "--apply", T + "/0@2"});
+  CHECK(refused.rc == 1);
+  CHECK(refused.err.find("skips 2 offset(s)") != std::string::npos);
+  CHECK(refused.err.find("--allow-skip") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 0);
+
+  Run ok = causal_cli({"baseline", "--group", group, "--apply", "--allow-skip", T + "/0@2"});
+  CHECK(ok.rc == 0);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 2);
+  // Backward (a rewind) needs no flag.
+  Run back = causal_cli({"baseline", "--group", group, "--apply", T + "/0@1"});
+  CHECK(back.rc == 0);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
+}
