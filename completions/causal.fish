@@ -44,6 +44,7 @@ complete -c causal -n '__fish_seen_subcommand_from explain' -l snapshot -x -d 'E
 complete -c causal -n '__fish_seen_subcommand_from explain' -l format -x -a 'json text' -d 'Output format: text|json (default text)'
 complete -c causal -n '__fish_seen_subcommand_from explain' -l no-lookup -d 'Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)'
 complete -c causal -n '__fish_seen_subcommand_from explain' -l max-transaction-ms -x -d 'Longest transaction to allow for when choosing where a lookup scan starts (default 900000)'
+complete -c causal -n '__fish_seen_subcommand_from explain' -l lookup-max-offsets -x -d 'When the lookup window misses, scan at most this many offsets below the baseline toward the log start (default 1000000)'
 complete -c causal -n '__fish_seen_subcommand_from explain' -l timeout-ms -x -d 'Timeout of each metadata/offset request (default 10000)'
 complete -c causal -n '__fish_seen_subcommand_from explain' -l replay-timeout-ms -x -d 'Give up when the replay has not reached the LSO after this long (default 120000)'
 complete -c causal -n '__fish_seen_subcommand_from baseline' -s h -l help -d 'Print this help message and exit'
