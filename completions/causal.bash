@@ -44,10 +44,11 @@ _causal() {
         --snapshot) return ;;
         --format) COMPREPLY=($(compgen -W 'json text' -- "$cur")); return ;;
         --max-transaction-ms) return ;;
+        --lookup-max-offsets) return ;;
         --timeout-ms) return ;;
         --replay-timeout-ms) return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F -g --group -t --topic --snapshot --format --no-lookup --max-transaction-ms --timeout-ms --replay-timeout-ms' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F -g --group -t --topic --snapshot --format --no-lookup --max-transaction-ms --lookup-max-offsets --timeout-ms --replay-timeout-ms' -- "$cur")) ;;
     baseline)
       case $prev in
         -b|--brokers) return ;;
@@ -57,7 +58,7 @@ _causal() {
         --format) COMPREPLY=($(compgen -W 'csv json text' -- "$cur")); return ;;
         --timeout-ms) return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F -g --group --apply --dry-run --format --timeout-ms' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F -g --group --apply --dry-run --allow-skip --format --timeout-ms' -- "$cur")) ;;
     produce)
       case $prev in
         -b|--brokers) return ;;

@@ -4,7 +4,8 @@
 // the recommended baseline (the LSO: every claim minted inside a transaction still open
 // now sits at or above it, so it resolves; liveness, "The sequence-claim caveat").
 // With --group the plan shows the group's committed offsets beside the new ones;
-// --apply writes them (refusing while the group has members). Explicit TOPIC/P@OFFSET
+// --apply writes them (refusing while the group has members, and refusing to move a
+// committed offset forward, which skips records, unless --allow-skip). Explicit TOPIC/P@OFFSET
 // entries replace the LSO for their channel, so an explain remedy is one command.
 // Offsets are listed in one ListOffsets request per broker for each of log start, LSO
 // and high watermark (causal/kafka/offsets.hpp), never one per partition.
@@ -26,6 +27,7 @@ struct BaselineOptions {
   std::string group;
   bool apply = false;
   bool dry_run = false;
+  bool allow_skip = false;
   Format format = Format::text;
   int timeout_ms = 10000;
 };
@@ -37,6 +39,9 @@ struct PlanRow {
   std::optional<Offset> committed;  // the group's, before
   bool committed_pending = false;
   std::string metadata;  // the group's commit metadata, kept on write
+  // Offsets a write would skip: the baseline is above the group's committed offset, so the
+  // records (and transaction markers) in [committed, baseline) would never be consumed.
+  Offset skip() const { return committed && baseline > *committed ? baseline - *committed : 0; }
 };
 
 std::string chan(const kafka::ChannelRef& c) { return fmt::format("{}/{}", c.topic, c.partition); }
@@ -56,6 +61,7 @@ nlohmann::json row_json(const PlanRow& r, bool with_group) {
   if (with_group) {
     j["committed"] = r.committed ? nlohmann::json(*r.committed) : nlohmann::json(nullptr);
     j["committed_pending"] = r.committed_pending;
+    j["skip"] = r.skip();
   }
   return j;
 }
@@ -153,6 +159,13 @@ Outcome run_baseline(const BaselineOptions& o) {
         o.group, desc->members.size(), desc->state, names);
   } else if (o.apply) {
     for (const auto& r : rows) {
+      if (r.skip() > 0 && !o.allow_skip) {
+        refusal = fmt::format(
+            "refusing to move group '{}' forward on {}: {} -> {} skips {} offset(s) ({}..{}) whose records the group "
+            "never consumes; add --allow-skip if that is intended",
+            o.group, chan(r.offsets.channel), *r.committed, r.baseline, r.skip(), *r.committed, r.baseline - 1);
+        break;
+      }
       if (r.committed_pending) {
         refusal = fmt::format(
             "refusing to write the committed offsets of group '{}': an offset commit for {} is pending in an open "
@@ -211,6 +224,12 @@ Outcome run_baseline(const BaselineOptions& o) {
           fmt::print(" (it has {} active member(s) now: --apply would refuse)", desc->members.size());
         }
         fmt::print(".\n");
+        for (const auto& r : rows) {
+          if (r.skip() == 0) continue;
+          fmt::print("would skip {} offset(s) of {} ({}..{}): the group never consumes their records; --apply refuses "
+                     "without --allow-skip\n",
+                     r.skip(), chan(r.offsets.channel), *r.committed, r.baseline - 1);
+        }
       }
     }
   }
@@ -234,6 +253,8 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   sub.add_option("-g,--group", opts->group, "Consumer group: show its committed offsets; with --apply, write them");
   auto* apply = sub.add_flag("--apply", opts->apply, "Write the baselines as the group's committed offsets");
   sub.add_flag("--dry-run", opts->dry_run, "Only print the plan (the default)")->excludes(apply);
+  sub.add_flag("--allow-skip", opts->allow_skip,
+               "With --apply: allow moving a committed offset forward, skipping the records in between");
   add_format_option(sub, opts->format, {Format::text, Format::json, Format::csv}, Format::text);
   sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each request round (default 10000)");
   sub.footer(R"(Examples:
@@ -242,6 +263,7 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   causal baseline orders --group billing           # the plan beside billing's committed offsets
   causal baseline orders --group billing --apply   # write it (the group must have no members)
   causal baseline --group billing --apply orders/3@1041   # rewind one channel (an explain remedy)
+  causal baseline --group billing --apply --allow-skip orders/3@1100   # move forward, skipping records
 Exit status: 0 ok, 1 Kafka failure, unknown topic or refusal (active members), 2 usage.)");
   sub.callback([opts, &result] { result = run_baseline(*opts); });
 }

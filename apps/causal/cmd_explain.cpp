@@ -6,12 +6,19 @@
 // replay every channel from its committed position to the last stable offset through a
 // gate that performs NO lookups and commits nothing (kafka::replay_to_lso), then do the
 // lookups here, beside the gate: scan each claimed channel below its baseline for the
-// origin of every sequence claim a held head waits on. The diagnosis (causal/diagnosis.hpp)
-// then names each root and its remedy.
+// origin of every sequence claim a held head waits on: first from the held record's
+// timestamp minus --max-transaction-ms, then, when that window misses, widened down to the
+// log start by at most --lookup-max-offsets offsets (a lagging relay passes a claim on long
+// after the send). A scan that stops short of the log start without finding the send gives
+// send_not_located, never "not appended". The diagnosis (causal/diagnosis.hpp) then names
+// each root and its remedy.
+// The group's committed topics that --topic left out are named, and claims on them that the
+// replay ignored (restrict step) are listed: with any, the answer is undecided (exit 4).
 // From a file (--snapshot FILE): the gate snapshot JSON a library gate wrote.
 //
 // Exit: 0 the gate would drain; 4 records are held; 1 Kafka failure, unknown group or
 // topic; 2 usage error, or a snapshot file that cannot be read or parsed.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cerrno>
@@ -47,6 +54,7 @@ struct ExplainOptions {
   Format format = Format::text;
   bool no_lookup = false;
   std::int64_t max_transaction_ms = 15 * 60 * 1000;
+  std::int64_t lookup_max_offsets = 1'000'000;
   int timeout_ms = 10000;
   int replay_timeout_ms = 120000;
 };
@@ -58,12 +66,16 @@ std::int64_t wall_ms() {
       .count();
 }
 
-// Progress on stderr (TTY only) and the host's notes.
+// Progress on stderr (TTY only) and the host's notes. Also collects the claims of
+// delivered records on left-out topics (the gate ignored them: the restrict step).
 class Progress : public kafka::HostObserver {
  public:
-  explicit Progress(bool tty) : tty_(tty) {}
-  void delivered(const Delivery&, const rd_kafka_message_t&) override {
+  static constexpr std::size_t kMaxIgnored = 100;  // claims listed; the rest are counted only
+  Progress(bool tty, const Names& names, std::vector<std::string> left_out)
+      : tty_(tty), names_(names), left_out_(std::move(left_out)) {}
+  void delivered(const Delivery& d, const rd_kafka_message_t&) override {
     ++delivered_;
+    if (!left_out_.empty()) collect_ignored(d);
     tick();
   }
   void held(ChannelId, Offset, const Blocker&) override {
@@ -71,12 +83,38 @@ class Progress : public kafka::HostObserver {
     tick();
   }
   void note(std::string_view line) override { fmt::print(stderr, "causal explain: {}\n", line); }
+  bool tty() const { return tty_; }
   void done() {
     if (tty_ && shown_) fmt::print(stderr, "\r\033[K");
   }
   std::uint64_t delivered_count() const { return delivered_; }
+  const std::vector<IgnoredClaim>& ignored() const { return ignored_; }
+  std::uint64_t ignored_count() const { return ignored_count_; }
 
  private:
+  bool left_out(ChannelId ch) const {
+    return std::find(left_out_.begin(), left_out_.end(), names_.channel_topic(ch)) != left_out_.end();
+  }
+  void collect_ignored(const Delivery& d) {
+    auto add = [&](ClaimView v) {
+      ++ignored_count_;
+      if (ignored_.size() < kMaxIgnored) {
+        ignored_.push_back({std::string(names_.channel_topic(d.channel)), names_.channel_partition(d.channel), d.offset,
+                            true, std::move(v)});
+      }
+    };
+    for (const auto& c : d.clock.offsets()) {
+      if (!left_out(c.channel)) continue;
+      add({"offset", std::string(names_.channel_topic(c.channel)), names_.channel_partition(c.channel), c.offset, "", 0,
+           false});
+    }
+    for (const auto& c : d.clock.seqs()) {
+      if (!left_out(c.channel)) continue;
+      add({"seq", std::string(names_.channel_topic(c.channel)), names_.channel_partition(c.channel), kNoOffset,
+           std::string(names_.sender_name(c.sender)), c.seq, false});
+    }
+  }
+
   void tick() {
     if (!tty_) return;
     auto now = std::chrono::steady_clock::now();
@@ -90,6 +128,10 @@ class Progress : public kafka::HostObserver {
   std::uint64_t delivered_ = 0;
   std::uint64_t held_ = 0;
   std::chrono::steady_clock::time_point last_{};
+  const Names& names_;
+  std::vector<std::string> left_out_;
+  std::vector<IgnoredClaim> ignored_;
+  std::uint64_t ignored_count_ = 0;
 };
 
 Outcome print(const Diagnosis& d, nlohmann::json extra, const std::string& preface, Format format) {
@@ -103,7 +145,8 @@ Outcome print(const Diagnosis& d, nlohmann::json extra, const std::string& prefa
     auto nl = text.find('\n');
     fmt::print("{}\n{}{}", text.substr(0, nl), preface, text.substr(nl + 1));
   }
-  if (d.stuck()) return std::unexpected(Error{Errc::held, ""});
+  // Undecided (claims on left-out topics ignored) is not "drains": exit 4 as well.
+  if (d.stuck() || d.undecided()) return std::unexpected(Error{Errc::held, ""});
   return {};
 }
 
@@ -166,6 +209,21 @@ Outcome explain_group(const ExplainOptions& o) {
     return std::unexpected(runtime_error(fmt::format(
         "unknown group '{}': {} has no such consumer group (no members, no committed offsets); check the name",
         o.group, client->brokers())));
+  }
+  // The group's committed topics that --topic left out: the diagnosis is of a consumer of
+  // the named topics only, and says so.
+  auto group_topics = client->committed_topics(o.group);
+  if (!group_topics) return std::unexpected(group_topics.error());
+  std::vector<std::string> left_out;
+  std::string scope_args;
+  for (const auto& s : specs) {
+    if (scope_args.find(" --topic " + s.topic + (s.partition ? fmt::format("/{}", *s.partition) : "")) ==
+        std::string::npos) {
+      scope_args += " --topic " + s.topic + (s.partition ? fmt::format("/{}", *s.partition) : "");
+    }
+  }
+  for (const auto& t : *group_topics) {
+    if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.topic == t; })) left_out.push_back(t);
   }
   auto committed = client->committed(o.group, *channels, /*require_stable=*/true);
   if (!committed) return std::unexpected(committed.error());
@@ -243,7 +301,7 @@ Outcome explain_group(const ExplainOptions& o) {
   }
   for (const auto& n : notes) fmt::print(stderr, "causal explain: {}\n", n);
 
-  Progress progress(show_progress());
+  Progress progress(show_progress(), names, left_out);
   std::signal(SIGINT, on_signal);
   auto host = kafka::replay_to_lso(co, names, &progress, std::chrono::milliseconds(o.replay_timeout_ms), &g_stop);
   progress.done();
@@ -254,6 +312,10 @@ Outcome explain_group(const ExplainOptions& o) {
 
   DiagnosisFacts facts;
   facts.group = o.group;
+  facts.scope_args = scope_args.substr(1);
+  for (const auto& m : desc->members) facts.members.push_back({m.member_id, m.client_id, m.host});
+  facts.left_out_topics = left_out;
+  facts.ignored_claims = progress.ignored();
   for (const auto& lo : *offsets) {
     ChannelFacts f;
     f.topic = lo.channel.topic;
@@ -286,24 +348,54 @@ Outcome explain_group(const ExplainOptions& o) {
       if (!asked.emplace(std::tuple{b.channel, b.sender, b.seq}, true).second) continue;
       kafka::ChannelRef target{names.channel_topic(b.channel), names.channel_partition(b.channel)};
       Offset to = gate.baseline(b.channel);
-      Offset from = 0;
+      Offset log_start = 0;
       for (const auto& lo : *offsets) {
-        if (lo.channel == target) from = lo.log_start;
+        if (lo.channel == target) log_start = lo.log_start;
       }
+      // The window: the send was made inside a transaction that ended before the claiming
+      // record became visible, so normally at or after (its timestamp - max transaction).
+      Offset from = log_start;
       if (ts >= 0) {
         auto at = kafka::offset_for_time(o.conn, target, ts - o.max_transaction_ms, o.timeout_ms);
         if (!at) return std::unexpected(at.error());
         if (*at) from = std::max(from, **at);
       }
-      auto loc = kafka::locate_send(o.conn, target, names.sender_name(b.sender), b.seq, std::min(from, to), to,
-                                    o.replay_timeout_ms);
+      from = std::min(from, to);
+      const std::string sender = std::string(names.sender_name(b.sender));
+      auto scan_progress = [&](Offset at) {
+        if (progress.tty()) fmt::print(stderr, "\rlooking up {}/{} sender '{}' send #{}: at offset {} (scan [{}, {}))\033[K",
+                                       target.topic, target.partition, sender, b.seq, at, from, to);
+      };
+      auto loc = kafka::locate_send(o.conn, target, sender, b.seq, from, to, o.replay_timeout_ms, scan_progress);
       if (!loc) return std::unexpected(loc.error());
+      // The window missed: widen toward the log start, at most --lookup-max-offsets below
+      // the baseline, and only when the window itself was scanned to its end.
+      const Offset floor = std::max(log_start, to - o.lookup_max_offsets);
+      bool timed_out = loc->scanned_to < to;
+      if (!loc->offset && !timed_out && from > floor) {
+        auto wide = kafka::locate_send(o.conn, target, sender, b.seq, floor, from, o.replay_timeout_ms, scan_progress);
+        if (!wide) return std::unexpected(wide.error());
+        loc->offset = wide->offset;
+        if (wide->offset || wide->scanned_to >= from) {
+          loc->scanned_from = floor;  // [floor, to) scanned without a hole
+        } else {
+          timed_out = true;  // a hole [wide->scanned_to, from): only [from, to) counts as scanned
+        }
+      }
+      if (progress.tty()) fmt::print(stderr, "\r\033[K");
+      if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
+        std::string further = fmt::format("causal explain --group {}{} --lookup-max-offsets {}", o.group, scope_args,
+                                          std::max<Offset>(to - log_start, 1));
+        if (timed_out) further += fmt::format(" --replay-timeout-ms {}", 4 * std::int64_t{o.replay_timeout_ms});
+        loc->search_further = further;
+      }
       lookups_json.push_back({{"topic", target.topic},
                               {"partition", target.partition},
                               {"sender", loc->sender},
                               {"seq", loc->seq},
                               {"scanned_from", loc->scanned_from},
                               {"scanned_to", loc->scanned_to},
+                              {"complete", !loc->search_further.has_value()},
                               {"located_offset", loc->offset ? nlohmann::json(*loc->offset) : nlohmann::json(nullptr)}});
       facts.located.push_back(std::move(*loc));
     }
@@ -320,8 +412,19 @@ Outcome explain_group(const ExplainOptions& o) {
 
   std::string preface = fmt::format(
       "source: group '{}' ({}, {} member(s)), replayed from its committed offsets to the LSO: {} record(s) "
-      "delivered, nothing committed; {} lookup(s)\n",
+      "delivered, nothing committed; {} lookup(s)\n"
+      "modelled: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does not implement them); "
+      "explain's own lookups say what a consumer with lookups (causal tail, ConsumerHost with lookups on) would do\n",
       o.group, desc->state, desc->members.size(), progress.delivered_count(), lookups_json.size());
+  if (!left_out.empty()) {
+    std::string list;
+    for (const auto& t : left_out) list += (list.empty() ? "" : ", ") + t;
+    preface += fmt::format(
+        "left out: group '{}' also has committed offsets on {}, not named with --topic. This is the diagnosis of a "
+        "consumer of only the named topics: the replay ignored claims on {} (the gate's restrict step), {} of them; a "
+        "node that consumes {} may hold where this one does not\n",
+        o.group, list, list, progress.ignored_count(), list);
+  }
   for (const auto& c : *committed) {
     if (c.pending) preface += fmt::format("pending: {} has an offset commit pending in an open transaction\n", chan(c.channel));
   }
@@ -331,7 +434,9 @@ Outcome explain_group(const ExplainOptions& o) {
                          {"group_state", desc->state},
                          {"members", desc->members.size()},
                          {"committed", committed_json},
-                         {"delivered", progress.delivered_count()}}},
+                         {"delivered", progress.delivered_count()},
+                         {"ignored_claims_total", progress.ignored_count()}}},
+                       {"modelled_consumer", "without_lookups"},
                        {"lookups", lookups_json}};
   return print(d, extra, preface, o.format);
 }
@@ -364,15 +469,22 @@ void setup_explain(CLI::App& sub, Outcome& result) {
                "Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)");
   sub.add_option("--max-transaction-ms", opts->max_transaction_ms,
                  "Longest transaction to allow for when choosing where a lookup scan starts (default 900000)");
+  sub.add_option("--lookup-max-offsets", opts->lookup_max_offsets,
+                 "When the lookup window misses, scan at most this many offsets below the baseline toward the log "
+                 "start (default 1000000)")
+      ->check(CLI::PositiveNumber);
   sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each metadata/offset request (default 10000)");
   sub.add_option("--replay-timeout-ms", opts->replay_timeout_ms,
                  "Give up when the replay has not reached the LSO after this long (default 120000)");
   sub.footer(R"(Examples:
   causal explain --group billing --topic orders --topic payments
-  causal explain --group billing --topic orders --format json | jq '.roots[] | .remedy'
+  causal explain --group billing --topic orders --format json | jq -r '.remedies[]'
+  causal explain --group billing --topic orders --max-transaction-ms 60000 --lookup-max-offsets 5000000
   causal explain --snapshot gate.json
-Exit status: 0 nothing held (the gate would drain), 4 records held, 1 Kafka failure or
-unknown group/topic, 2 usage error or unreadable/malformed snapshot file.)");
+Models a consumer WITHOUT lookups; each root says what one with lookups would do.
+Exit status: 0 nothing held (the gate would drain), 4 records held or undecided (claims on
+topics the group commits but --topic left out were ignored), 1 Kafka failure or unknown
+group/topic, 2 usage error or unreadable/malformed snapshot file.)");
   sub.callback([opts, &result] { result = run_explain(*opts); });
 }
 

@@ -56,8 +56,8 @@ void close(rd_kafka_t* h) {
 
 std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, const ChannelRef& channel,
                                               const std::string& sender, SeqNo seq, Offset from, Offset to,
-                                              int timeout_ms) {
-  LocatedSend out{channel.topic, channel.partition, sender, seq, std::nullopt, from, from};
+                                              int timeout_ms, const std::function<void(Offset)>& progress) {
+  LocatedSend out{channel.topic, channel.partition, sender, seq, std::nullopt, from, from, std::nullopt};
   if (from >= to) return out;
   ClientLog log;
   auto h = scanner(conn, "read_committed", log);
@@ -88,6 +88,7 @@ std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, con
       break;
     }
     out.scanned_to = m->offset + 1;
+    if (progress && out.scanned_to % 1000 == 0) progress(out.scanned_to);
     ClockHeader hdr = find_clock_header(m.get());
     if (!hdr.present || hdr.duplicated) continue;
     if (!decode(std::span(static_cast<const std::byte*>(hdr.data), hdr.size), names, clock)) continue;

@@ -253,6 +253,36 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
   return out;
 }
 
+std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(const std::string& group) {
+  rd_kafka_t* h = committed_.get();
+  // No partition list: the broker answers with every partition the group has committed.
+  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), nullptr);
+  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
+  QueuePtr q{rd_kafka_queue_new(h)};
+  rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
+  rd_kafka_ListConsumerGroupOffsets_destroy(req);
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("listing the committed topics of group '{}'", group), brokers_);
+  if (!ev) return std::unexpected(ev.error());
+  const auto* res = rd_kafka_event_ListConsumerGroupOffsets_result(ev->get());
+  size_t cnt = 0;
+  const rd_kafka_group_result_t** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(res, &cnt);
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
+    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+  }
+  std::vector<std::string> topics;
+  if (const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[0])) {
+    for (int i = 0; i < parts->cnt; ++i) {
+      if (parts->elems[i].offset >= 0 || parts->elems[i].err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+        topics.emplace_back(parts->elems[i].topic);
+      }
+    }
+  }
+  std::sort(topics.begin(), topics.end());
+  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  return topics;
+}
+
 std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::string& group) {
   rd_kafka_t* h = committed_.get();
   AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, timeout_ms_);

@@ -17,6 +17,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::unfetched: return "unfetched";
     case Verdict::not_received: return "not_received";
     case Verdict::frozen_seq_claim: return "frozen_seq_claim";
+    case Verdict::send_not_located: return "send_not_located";
     case Verdict::suspected_frozen_seq_claim: return "suspected_frozen_seq_claim";
     case Verdict::outside_scope: return "outside_scope";
     case Verdict::failed_closed: return "failed_closed";
@@ -33,6 +34,8 @@ std::string offset_text(std::string_view topic, std::int32_t partition, Offset o
 }
 
 bool Diagnosis::stuck() const { return held_channels() > 0; }
+
+bool Diagnosis::undecided() const { return !stuck() && !ignored_claims.empty(); }
 
 std::size_t Diagnosis::held_channels() const {
   return static_cast<std::size_t>(
@@ -91,12 +94,17 @@ class Diagnoser {
         const auto& head = ch.held.front();
         d.head_offset = head.offset;
         if (facts_.now) d.head_age = *facts_.now - head.received_at;
-        for (const auto& claim : head.unsatisfied) {
+        std::vector<ClaimView> claims = head.unsatisfied;
+        for (auto& c : outside_claims(head)) claims.push_back(std::move(c));
+        for (const auto& claim : claims) {
           ClaimDiagnosis cd;
           cd.claim = claim;
           std::vector<std::size_t> path{i};
           cd.root = follow(i, claim, cd.chain, path);
           d.claims.push_back(std::move(cd));
+          if (!claim.consumed && left_out(claim.topic)) {
+            out_.ignored_claims.push_back({ch.topic, ch.partition, head.offset, false, claim});
+          }
         }
         if (head.unsatisfied.empty()) {
           // A held head with nothing unsatisfied: the snapshot was not taken at a fixpoint.
@@ -115,6 +123,15 @@ class Diagnoser {
       }
       out_.channels.push_back(std::move(d));
     }
+    combine_rewinds();
+    for (auto& r : out_.roots) {
+      if (r.remedy && r.remedy->starts_with("causal baseline ")) r.stop_first = facts_.members;
+      if (r.remedy && std::find(out_.remedies.begin(), out_.remedies.end(), *r.remedy) == out_.remedies.end()) {
+        out_.remedies.push_back(*r.remedy);
+      }
+    }
+    out_.left_out_topics = facts_.left_out_topics;
+    for (const auto& c : facts_.ignored_claims) out_.ignored_claims.push_back(c);
     advise();
     return std::move(out_);
   }
@@ -132,6 +149,73 @@ class Diagnoser {
   const ChannelFacts* facts_for(const std::string& topic, std::int32_t partition) const {
     auto it = chfacts_.find({topic, partition});
     return it == chfacts_.end() ? nullptr : it->second;
+  }
+  bool left_out(const std::string& topic) const {
+    return std::find(facts_.left_out_topics.begin(), facts_.left_out_topics.end(), topic) !=
+           facts_.left_out_topics.end();
+  }
+  std::string scope_args() const {
+    if (facts_.scope_args) return *facts_.scope_args;
+    std::string out;
+    for (const auto& c : snap_.channels) {
+      std::string arg = " --topic " + c.topic;
+      if (out.find(arg + " ") == std::string::npos && !out.ends_with(arg)) out += arg;
+    }
+    return out.empty() ? out : out.substr(1);
+  }
+
+  // The head's claims on channels outside the scope, read from its clock: the gate's
+  // restrict step drops them from its unsatisfied list, but the diagnosis must show them.
+  std::vector<ClaimView> outside_claims(const HeldView& head) const {
+    std::vector<ClaimView> out;
+    if (!head.clock.is_object()) return out;
+    auto add = [&](const nlohmann::json& c, bool seq) {
+      if (!c.is_object() || !c.contains("topic") || !c.contains("partition")) return;
+      ClaimView v;
+      v.kind = seq ? "seq" : "offset";
+      v.topic = c["topic"].get<std::string>();
+      v.partition = c["partition"].get<std::int32_t>();
+      if (index(v.topic, v.partition)) return;  // in scope: the gate's own list has it when unsatisfied
+      if (seq) {
+        v.sender = c.value("sender", std::string());
+        v.seq = c.value("seq", SeqNo{0});
+      } else {
+        v.offset = c.value("offset", Offset{0});
+      }
+      v.consumed = false;
+      bool listed = std::any_of(head.unsatisfied.begin(), head.unsatisfied.end(), [&](const ClaimView& u) {
+        return u.kind == v.kind && u.topic == v.topic && u.partition == v.partition && u.offset == v.offset &&
+               u.sender == v.sender && u.seq == v.seq;
+      });
+      if (!listed) out.push_back(std::move(v));
+    };
+    if (auto it = head.clock.find("claims"); it != head.clock.end() && it->is_array()) {
+      for (const auto& c : *it) add(c, false);
+    }
+    if (auto it = head.clock.find("seq_claims"); it != head.clock.end() && it->is_array()) {
+      for (const auto& c : *it) add(c, true);
+    }
+    return out;
+  }
+
+  // One command for every located frozen claim: per channel, the lowest located send
+  // (rewinding there brings every claimed send of the channel back above the baseline).
+  // Separate per-root commands would conflict: run in order, the last one wins and
+  // leaves the lower sends frozen.
+  void combine_rewinds() {
+    std::map<ChannelKey, Offset> lowest;
+    for (const auto& r : out_.roots) {
+      if (r.verdict != Verdict::frozen_seq_claim || !r.located_offset) continue;
+      ChannelKey k{r.claim.topic, r.claim.partition};
+      auto [it, fresh] = lowest.emplace(k, *r.located_offset);
+      if (!fresh) it->second = std::min(it->second, *r.located_offset);
+    }
+    if (lowest.empty()) return;
+    std::string cmd = fmt::format("causal baseline --group {} --apply", group_);
+    for (const auto& [k, at] : lowest) cmd += " " + offset_text(k.first, k.second, at);
+    for (auto& r : out_.roots) {
+      if (r.verdict == Verdict::frozen_seq_claim && r.located_offset) r.remedy = cmd;
+    }
   }
 
   std::size_t add_root(const std::string& key, Root r) {
@@ -268,11 +352,15 @@ class Diagnoser {
                             offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
                             channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, at), t.baseline);
     r.detail = fmt::format(
-        "This consumer started {} at {}, above the claimed send, so it can never deliver it, and a lookup is needed to "
-        "account for it (protocol.md, \"Late joiners and frozen claims\"). Rewinding {} to {} makes the send arrive; "
-        "records {}..{} of {} are delivered again.",
-        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at, at, t.baseline - 1,
+        "The consumer started {} at {}, above the claimed send, so it never receives it (protocol.md, \"Late joiners "
+        "and frozen claims\"). Modelled here: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does "
+        "not implement them), which stays held. A consumer WITH lookups (causal tail, the library's ConsumerHost with "
+        "lookups on) locates the send below its baseline, accounts for the claim and drains. The remedy rewinds {} so "
+        "that the send arrives (records {}..{} of {} are delivered again).",
+        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at, t.baseline - 1,
         channel_text(t.topic, t.partition));
+    r.drains_with_lookups = true;
+    // The command itself is set by combine_rewinds (one for every frozen root).
     r.remedy = fmt::format("causal baseline --group {} --apply {}", group_, offset_text(t.topic, t.partition, at));
     return add_root(key_of(Verdict::frozen_seq_claim, claim, at), std::move(r));
   }
@@ -285,9 +373,10 @@ class Diagnoser {
                             offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
                             channel_text(t.topic, t.partition), t.baseline, offset_text(t.topic, t.partition, later));
     r.detail = "A sender's sends reach a channel in send-number order, so the claimed send sits below its later one; "
-               "it was never delivered here, so it sits below the baseline. Locate it (a lookup) to get the offset to "
-               "rewind to.";
-    r.remedy = fmt::format("causal explain --group {} --topic {}", group_, t.topic);
+               "it was never delivered here, so it sits below the baseline. Modelled here: a consumer without lookups, "
+               "which stays held; a consumer with lookups drains if the send is still in the log. Locate it (a lookup) "
+               "to get the offset to rewind to.";
+    r.remedy = fmt::format("causal explain --group {} {}", group_, scope_args());
     return add_root(key_of(Verdict::frozen_seq_claim, claim, std::nullopt), std::move(r));
   }
 
@@ -301,16 +390,36 @@ class Diagnoser {
                             t.baseline);
     r.detail = "No lookup located the send. If it sits below the baseline the claim is frozen; if it is not yet "
                "appended it will arrive. A lookup (scanning the channel for the sender's origin) decides which.";
-    r.remedy = fmt::format("causal explain --group {} --topic {}", group_, t.topic);
+    r.remedy = fmt::format("causal explain --group {} {}", group_, scope_args());
     return add_root(key_of(Verdict::suspected_frozen_seq_claim, claim, std::nullopt), std::move(r));
   }
 
   std::size_t not_found(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim, const ChannelSnapshot& t,
                         const LocatedSend& loc) {
     const auto* cf = facts_for(t.topic, t.partition);
+    const std::string scanned = fmt::format(" (scanned offsets [{}, {}))", loc.scanned_from, loc.scanned_to);
+    // The send was appended before the claim became visible, so it is in the log unless
+    // retention removed it or it is in a transaction still open. Not finding it proves
+    // something only when the scan covered everything from the log start to the baseline.
+    const bool complete = !cf || !cf->log_start || (loc.scanned_from <= *cf->log_start && loc.scanned_to >= t.baseline);
+    if (!complete) {
+      Root r = root_at(src, head_offset, claim, Verdict::send_not_located);
+      r.summary = fmt::format("send not located: {} waits on sender '{}' send #{} to {}, not found in offsets [{}, {}) "
+                              "of {}, a scan that stopped short of the log start {}",
+                              offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
+                              channel_text(t.topic, t.partition), loc.scanned_from, loc.scanned_to,
+                              channel_text(t.topic, t.partition), *cf->log_start);
+      r.detail = fmt::format(
+          "The send was appended before the claim became visible, so it is most likely below offset {}, below the "
+          "baseline {}: a frozen claim (a consumer without lookups stays held; one with lookups drains). Search "
+          "further with the remedy to locate it and get the offset to rewind to.",
+          loc.scanned_from, t.baseline);
+      r.remedy = loc.search_further;
+      return add_root(key_of(r.verdict, claim, std::nullopt), std::move(r));
+    }
     bool open = cf && cf->lso && cf->log_end && *cf->lso < *cf->log_end;
     Root r = root_at(src, head_offset, claim, open ? Verdict::open_transaction : Verdict::not_appended);
-    std::string scanned = loc.scanned_to >= 0 ? fmt::format(" (scanned {}..{})", loc.scanned_from, loc.scanned_to - 1) : "";
+    r.drains_with_lookups = false;
     if (open) {
       r.awaited_offset = cf->lso;
       r.summary = fmt::format("open transaction on {}: {} waits on sender '{}' send #{}, not found below the LSO {}{}",
@@ -343,6 +452,7 @@ class Diagnoser {
     Root r = root_at(src, head_offset, claim, v);
     r.awaited_offset = n;
     r.located_offset = located;
+    if (v != Verdict::not_received) r.drains_with_lookups = false;
     const std::string who = offset_text(src.topic, src.partition, head_offset);
     const std::string what = claim.kind == "seq" ? fmt::format("sender '{}' send #{} at {}", claim.sender, claim.seq,
                                                                offset_text(t.topic, t.partition, n))
@@ -450,6 +560,7 @@ std::string verdict_label(Verdict v) {
     case Verdict::unfetched: return "UNFETCHED";
     case Verdict::not_received: return "NOT RECEIVED";
     case Verdict::frozen_seq_claim: return "FROZEN SEQUENCE CLAIM";
+    case Verdict::send_not_located: return "SEND NOT LOCATED";
     case Verdict::suspected_frozen_seq_claim: return "SUSPECTED FROZEN SEQUENCE CLAIM";
     case Verdict::outside_scope: return "OUTSIDE SCOPE";
     case Verdict::failed_closed: return "FAILED CLOSED";
@@ -459,12 +570,39 @@ std::string verdict_label(Verdict v) {
   return "?";
 }
 
+std::string topics_text(const std::vector<IgnoredClaim>& ignored) {
+  std::vector<std::string> topics;
+  for (const auto& c : ignored) {
+    if (std::find(topics.begin(), topics.end(), c.claim.topic) == topics.end()) topics.push_back(c.claim.topic);
+  }
+  std::string out;
+  for (const auto& t : topics) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
 std::string summary_line(const Diagnosis& d) {
   std::size_t blocking = static_cast<std::size_t>(
       std::count_if(d.roots.begin(), d.roots.end(), [](const Root& r) { return blocks(r.verdict); }));
+  if (d.undecided()) {
+    // "not stuck" would be false for the node if it consumes the left-out topics.
+    return fmt::format("undecided: nothing held on {} channel(s) by a consumer of only the named topics, but {} "
+                       "claim(s) on {} (committed by the group, left out of the scope) were ignored; name it with "
+                       "--topic and explain again",
+                       d.channels.size(), d.ignored_claims.size(), topics_text(d.ignored_claims));
+  }
   if (!d.stuck()) return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain", d.channels.size());
-  return fmt::format("stuck: {} of {} channel(s) hold records; {} root cause(s)", d.held_channels(), d.channels.size(),
-                     blocking);
+  std::string line = fmt::format("stuck: {} of {} channel(s) hold records; {} root cause(s)", d.held_channels(),
+                                 d.channels.size(), blocking);
+  if (!d.ignored_claims.empty()) {
+    line += fmt::format("; {} claim(s) on left-out {} ignored", d.ignored_claims.size(), topics_text(d.ignored_claims));
+  }
+  return line;
+}
+
+nlohmann::json members_json(const std::vector<MemberFact>& members) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : members) out.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.host}});
+  return out;
 }
 
 }  // namespace
@@ -493,6 +631,8 @@ nlohmann::json to_json(const Diagnosis& d) {
         {"high_watermark", opt(r.log_end)},
         {"open_txn_since_ms", opt(r.open_txn_since_ms)},
         {"cycle", r.cycle},
+        {"stop_first", members_json(r.stop_first)},
+        {"drains_with_lookups", opt(r.drains_with_lookups)},
     });
   }
   nlohmann::json channels = nlohmann::json::array();
@@ -522,8 +662,22 @@ nlohmann::json to_json(const Diagnosis& d) {
         {"claims", claims},
     });
   }
-  return {{"version", 1},       {"stuck", d.stuck()}, {"summary", summary_line(d)}, {"held_channels", d.held_channels()},
-          {"roots", roots},     {"channels", channels}, {"advice", d.advice}};
+  nlohmann::json ignored = nlohmann::json::array();
+  for (const auto& c : d.ignored_claims) {
+    ignored.push_back({{"topic", c.topic}, {"partition", c.partition}, {"offset", c.offset}, {"delivered", c.delivered},
+                       {"claim", claim_json(c.claim)}});
+  }
+  return {{"version", 1},
+          {"stuck", d.stuck()},
+          {"undecided", d.undecided()},
+          {"summary", summary_line(d)},
+          {"held_channels", d.held_channels()},
+          {"roots", roots},
+          {"remedies", d.remedies},
+          {"channels", channels},
+          {"advice", d.advice},
+          {"left_out_topics", d.left_out_topics},
+          {"ignored_claims", ignored}};
 }
 
 std::string to_text(const Diagnosis& d) {
@@ -533,6 +687,20 @@ std::string to_text(const Diagnosis& d) {
     out += fmt::format("\n[{}] {}{}\n    {}\n    {}\n", i + 1, verdict_label(r.verdict),
                        blocks(r.verdict) ? "" : " (does not block)", r.summary, r.detail);
     if (r.remedy) out += fmt::format("    remedy: {}\n", *r.remedy);
+    if (!r.stop_first.empty()) {
+      out += fmt::format("    stop these {} member(s) of the group first (baseline --apply refuses while it has any):\n",
+                         r.stop_first.size());
+      for (const auto& m : r.stop_first) {
+        out += fmt::format("      client {} on host {} (member {})\n", m.client_id, m.host, m.member_id);
+      }
+    }
+  }
+  if (!d.ignored_claims.empty()) {
+    out += "\nignored claims on left-out topics (a consumer of those topics would wait on them):\n";
+    for (const auto& c : d.ignored_claims) {
+      out += fmt::format("  {} claims {}{}\n", offset_text(c.topic, c.partition, c.offset), claim_text(c.claim),
+                         c.delivered ? " (delivered by the replay, which ignored the claim)" : "");
+    }
   }
   for (const auto& a : d.advice) out += fmt::format("\nadvice: {}\n", a);
   out += "\nchannels:\n";

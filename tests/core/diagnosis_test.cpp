@@ -212,7 +212,7 @@ TEST_CASE("a sequence claim located below the baseline is frozen - the remedy re
   DiagnosisFacts f;
   f.group = "joiners";
   f.channels.push_back(facts("a", 0, 4, 4));
-  f.located.push_back({"a", 0, "S", 1, Offset{2}, 0, 4});
+  f.located.push_back({"a", 0, "S", 1, Offset{2}, 0, 4, std::nullopt});
   auto d = diagnose(s, f);
   const auto& r = root_of(d, "c", 0);
   CHECK(r.verdict == Verdict::frozen_seq_claim);
@@ -241,7 +241,7 @@ TEST_CASE("a frozen claim whose sender has later records on the channel is still
   hold(a, h);
   s.channels = {c, a};
   DiagnosisFacts f;
-  f.located.push_back({"a", 0, "S", 1, Offset{3}, 0, 7});
+  f.located.push_back({"a", 0, "S", 1, Offset{3}, 0, 7, std::nullopt});
   auto d = diagnose(s, f);
   CHECK(root_of(d, "c", 0).verdict == Verdict::frozen_seq_claim);
   CHECK(root_of(d, "c", 0).located_offset == 3);
@@ -284,14 +284,14 @@ TEST_CASE("a sequence claim located at or above the baseline waits for it to arr
   s.channels = {c, channel("a", 0, 4, 5)};
   DiagnosisFacts f;
   f.channels.push_back(facts("a", 0, 7, 9));
-  f.located.push_back({"a", 0, "S", 2, Offset{7}, 0, 9});
+  f.located.push_back({"a", 0, "S", 2, Offset{7}, 0, 9, std::nullopt});
   // Located at 7 = LSO: inside the open transaction.
   auto r = root_of(diagnose(s, f), "c", 0);
   CHECK(r.verdict == Verdict::open_transaction);
   CHECK(r.located_offset == 7);
   // Looked up and not found on a channel with no open transaction: not appended.
   f.channels[0] = facts("a", 0, 9, 9);
-  f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9};
+  f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9, std::nullopt};
   CHECK(root_of(diagnose(s, f), "c", 0).verdict == Verdict::not_appended);
 }
 
@@ -377,7 +377,7 @@ TEST_CASE("real gate: an at-log-end joiner wedges on a frozen sequence claim - a
   CHECK(unlocated.stuck());
   CHECK(root_of(unlocated, "c", 0).verdict == Verdict::suspected_frozen_seq_claim);
 
-  f.located.push_back({"a", 0, "S", 1, Offset{0}, 0, 2});
+  f.located.push_back({"a", 0, "S", 1, Offset{0}, 0, 2, std::nullopt});
   auto d = diagnose(snap, f);
   const auto& r = root_of(d, "c", 0);
   CHECK(r.verdict == Verdict::frozen_seq_claim);

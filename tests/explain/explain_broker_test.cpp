@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -41,15 +42,12 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `causal <args>` with CAUSAL_BROKERS set to the test broker.
-Run causal_cli(const std::vector<std::string>& args) {
-  static const std::string brokers = causal::test::bootstrap();
+// Runs the shell command `cmd`, capturing stdout, stderr and the exit status.
+Run run_command(std::string cmd) {
   char errpath[] = "/tmp/causal-explain-test-XXXXXX";
   int fd = mkstemp(errpath);
   REQUIRE(fd >= 0);
   close(fd);
-  std::string cmd = "CAUSAL_BROKERS=" + quote(brokers) + " " + quote(CAUSAL_BIN);
-  for (const auto& a : args) cmd += " " + quote(a);
   cmd += " 2>" + quote(errpath);
   Run r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -65,6 +63,14 @@ Run causal_cli(const std::vector<std::string>& args) {
   std::remove(errpath);
   INFO("causal " << cmd << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
   return r;
+}
+
+// Runs `causal <args>` with CAUSAL_BROKERS set to the test broker.
+Run causal_cli(const std::vector<std::string>& args) {
+  static const std::string brokers = causal::test::bootstrap();
+  std::string cmd = "CAUSAL_BROKERS=" + quote(brokers) + " " + quote(CAUSAL_BIN);
+  for (const auto& a : args) cmd += " " + quote(a);
+  return run_command(cmd);
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -503,7 +509,9 @@ TEST_CASE("explain --snapshot reads a snapshot the library wrote", "[explain][br
   Json j = Json::parse(r.out);
   const Json& root = only_root(j);
   CHECK(root["verdict"] == "suspected_frozen_seq_claim");
-  CHECK(root["remedy"] == "causal explain --group the-group --topic snap-a");
+  // The remedy names the snapshot's whole scope: explaining snap-a alone would not see the
+  // record held on snap-c.
+  CHECK(root["remedy"] == "causal explain --group the-group --topic snap-a --topic snap-c");
   CHECK(j["source"]["snapshot"] == path);
   Run text = causal_cli({"explain", "--snapshot", path});
   CHECK(text.rc == 4);
@@ -559,4 +567,300 @@ TEST_CASE("explain reports an offset commit pending in an open transaction and r
   Json after = explain_json(group, {T}, 0);
   CHECK(after["source"]["committed"][0]["pending"] == false);
   CHECK(after["source"]["committed"][0]["offset"] == 3);
+}
+
+namespace {
+
+// Runs `script` with sh, `causal` on the PATH and CAUSAL_BROKERS set: for the runbook's
+// pipelines, exactly as docs/runbook.md prints them.
+Run shell(const std::string& script) {
+  static const std::string brokers = causal::test::bootstrap();
+  std::string bin = CAUSAL_BIN;
+  std::string dir = bin.substr(0, bin.rfind('/'));
+  return run_command("PATH=" + quote(dir) + ":\"$PATH\" CAUSAL_BROKERS=" + quote(brokers) + " sh -c " + quote(script));
+}
+
+// A member that joins `group` (subscribes to `topic`) and stays until closed.
+causal::test::HandlePtr join_group(const std::string& group, const std::string& topic, const std::string& client_id) {
+  auto member = causal::test::make_handle(RD_KAFKA_CONSUMER, {{"group.id", group},
+                                                             {"client.id", client_id},
+                                                             {"enable.auto.commit", "false"},
+                                                             {"auto.offset.reset", "earliest"}});
+  rd_kafka_poll_set_consumer(member.get());
+  rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(sub, topic.c_str(), RD_KAFKA_PARTITION_UA);
+  REQUIRE(rd_kafka_subscribe(member.get(), sub) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_topic_partition_list_destroy(sub);
+  bool joined = causal::test::eventually(
+      [&] {
+        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(member.get(), 100)) rd_kafka_message_destroy(m);
+        rd_kafka_topic_partition_list_t* a = nullptr;
+        if (rd_kafka_assignment(member.get(), &a) != RD_KAFKA_RESP_ERR_NO_ERROR) return false;
+        bool has = a->cnt > 0;
+        rd_kafka_topic_partition_list_destroy(a);
+        return has;
+      },
+      std::chrono::seconds(30));
+  REQUIRE(joined);
+  return member;
+}
+
+const Json& channel_of(const Json& j, const std::string& topic, int partition) {
+  for (const auto& c : j["channels"]) {
+    if (c["topic"] == topic && c["partition"] == partition) return c;
+  }
+  FAIL("no channel " << topic << "/" << partition << " in " << j.dump());
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("issue 11.3: a lagging relay's claim names a send below the lookup window: explain widens the scan",
+          "[explain][broker]") {
+  const std::string T = causal::test::create_topic("explain-lagging", 3);
+  const std::string S = causal::test::unique_name("sender-T");
+  const std::string group = causal::test::unique_name("lagging-relay");
+  causal::test::Producer w;
+  Stamp send;
+  send.origin(S, 1);
+  REQUIRE(w.send(T, stamped("send", 2, send)) == 0);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  Stamp later;
+  later.origin(causal::test::unique_name("other"), 1);
+  REQUIRE(w.send(T, stamped("later", 2, later)) == 1);
+  Stamp relayed;
+  relayed.origin(causal::test::unique_name("relay"), 1).seq(T, 2, S, 1);
+  REQUIRE(w.send(T, stamped("claim", 1, relayed)) == 0);
+  causal::test::commit_offsets(group, T, {{0, 0}, {1, 0}, {2, 2}});
+
+  SECTION("the window [1, 2) misses; the widened scan locates the send at 0: frozen, with the rewind") {
+    Run r = causal_cli({"explain", "--group", group, "--topic", T, "--max-transaction-ms", "500", "--format", "json"});
+    REQUIRE(r.rc == 4);
+    Json j = Json::parse(r.out);
+    const Json& root = only_root(j);
+    CHECK(root["verdict"] == "frozen_seq_claim");
+    CHECK(root["located_offset"] == 0);
+    CHECK(root["remedy"] == "causal baseline --group " + group + " --apply " + T + "/2@0");
+    REQUIRE(j["lookups"].size() == 1);
+    CHECK(j["lookups"][0]["scanned_from"] == 0);
+    CHECK(j["lookups"][0]["located_offset"] == 0);
+  }
+
+  SECTION("a scan bounded short of the log start says so, with the range and a command that searches further") {
+    Run r = causal_cli({"explain", "--group", group, "--topic", T, "--max-transaction-ms", "500",
+                        "--lookup-max-offsets", "1", "--format", "json"});
+    REQUIRE(r.rc == 4);
+    Json j = Json::parse(r.out);
+    const Json& root = only_root(j);
+    CHECK(root["verdict"] == "send_not_located");
+    CHECK(root["summary"].get<std::string>().find("[1, 2)") != std::string::npos);
+    REQUIRE(j["lookups"].size() == 1);
+    CHECK(j["lookups"][0]["scanned_from"] == 1);
+    CHECK(j["lookups"][0]["scanned_to"] == 2);
+    CHECK(j["lookups"][0]["complete"] == false);
+    Run text = causal_cli({"explain", "--group", group, "--topic", T, "--max-transaction-ms", "500",
+                           "--lookup-max-offsets", "1"});
+    CHECK(text.rc == 4);
+    CHECK(text.out.find("SEND NOT LOCATED") != std::string::npos);
+    CHECK(text.out.find("[1, 2)") != std::string::npos);  // the same range as the JSON
+    CHECK(text.out.find("NOT APPENDED") == std::string::npos);
+
+    // The printed command, run as printed, locates the send.
+    REQUIRE(root["remedy"].is_string());
+    std::vector<std::string> args = split(root["remedy"].get<std::string>());
+    args.erase(args.begin());
+    Run further = causal_cli(args);
+    CHECK(further.rc == 4);
+    CHECK(further.out.find("FROZEN SEQUENCE CLAIM") != std::string::npos);
+    CHECK(further.out.find("--apply " + T + "/2@0") != std::string::npos);
+  }
+}
+
+TEST_CASE("issue 11.4: several frozen claims on one partition get one remedy, and the runbook's pipeline drains it",
+          "[explain][broker]") {
+  const std::string A = causal::test::create_topic("explain-multi-a", 1);
+  const std::string C = causal::test::create_topic("explain-multi-c", 2);
+  const std::string S1 = causal::test::unique_name("sender-1");
+  const std::string S2 = causal::test::unique_name("sender-2");
+  const std::string group = causal::test::unique_name("two-frozen");
+  causal::test::Producer w;
+  Stamp s1, s2;
+  s1.origin(S1, 1);
+  s2.origin(S2, 1);
+  REQUIRE(w.send(A, stamped("s1", 0, s1)) == 0);
+  REQUIRE(w.send(A, stamped("s2", 0, s2)) == 1);
+  REQUIRE(w.send(A, Record("a2")) == 2);
+  Stamp c0, c1;
+  c0.origin(causal::test::unique_name("relay"), 1).seq(A, 0, S1, 1);
+  c1.origin(causal::test::unique_name("relay"), 1).seq(A, 0, S2, 1);
+  REQUIRE(w.send(C, stamped("claims-s1", 0, c0)) == 0);
+  REQUIRE(w.send(C, stamped("claims-s2", 1, c1)) == 0);
+  causal::test::commit_offsets(group, A, {{0, 3}});
+  causal::test::commit_offsets(group, C, {{0, 0}, {1, 0}});
+
+  Json j = explain_json(group, {A, C}, 4);
+  REQUIRE(j["roots"].size() == 2);
+  const std::string one = "causal baseline --group " + group + " --apply " + A + "/0@0";
+  for (const auto& r : j["roots"]) {
+    CHECK(r["verdict"] == "frozen_seq_claim");
+    CHECK(r["remedy"] == one);
+  }
+  REQUIRE(j["remedies"].size() == 1);
+  CHECK(j["remedies"][0] == one);
+
+  // docs/runbook.md: the pipeline yields the one command; run what it yields; explain drains.
+  Run pipeline = shell("causal explain --group " + group + " --topic " + A + " --topic " + C +
+                       " --format json | jq -r '.remedies[]'");
+  REQUIRE(pipeline.rc == 0);
+  CHECK(pipeline.out == one + "\n");
+  Run applied = shell(pipeline.out);
+  REQUIRE(applied.rc == 0);
+  CHECK(causal::test::committed_offsets(group, A, {0}).at(0) == 0);
+  CHECK(explain_json(group, {A, C}, 0)["stuck"] == false);
+}
+
+TEST_CASE("issue 11.4: baseline --apply refuses to move a committed offset forward unless --allow-skip",
+          "[baseline][broker]") {
+  const std::string T = causal::test::create_topic("baseline-forward", 1);
+  const std::string group = causal::test::unique_name("forward");
+  causal::test::Producer w;
+  w.send(T, {Record("x"), Record("y"), Record("z")});
+  causal::test::commit_offsets(group, T, {{0, 0}});
+
+  Run dry = causal_cli({"baseline", "--group", group, T + "/0@2"});
+  CHECK(dry.rc == 0);
+  CHECK(dry.out.find("would skip 2 offset(s) of " + T + "/0") != std::string::npos);
+  Run dryj = causal_cli({"baseline", "--group", group, T + "/0@2", "--format", "json"});
+  REQUIRE(dryj.rc == 0);
+  CHECK(Json::parse(dryj.out)["channels"][0]["skip"] == 2);
+
+  Run refused = causal_cli({"baseline", "--group", group, "--apply", T + "/0@2"});
+  CHECK(refused.rc == 1);
+  CHECK(refused.err.find("skips 2 offset(s)") != std::string::npos);
+  CHECK(refused.err.find("--allow-skip") != std::string::npos);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 0);
+
+  Run ok = causal_cli({"baseline", "--group", group, "--apply", "--allow-skip", T + "/0@2"});
+  CHECK(ok.rc == 0);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 2);
+  // Backward (a rewind) needs no flag.
+  Run back = causal_cli({"baseline", "--group", group, "--apply", T + "/0@1"});
+  CHECK(back.rc == 0);
+  CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
+}
+
+TEST_CASE("issue 11.5: a held record's claim on a topic outside the scope is shown", "[explain][broker]") {
+  const std::string A = causal::test::create_topic("explain-scope-a", 1);
+  const std::string C = causal::test::create_topic("explain-scope-c", 1);
+  const std::string X = causal::test::create_topic("explain-scope-x", 1);
+  const std::string group = causal::test::unique_name("outside");
+  causal::test::Producer w;
+  Stamp st;
+  st.origin(causal::test::unique_name("s"), 1).offset(A, 0, 3).offset(X, 0, 5);
+  REQUIRE(w.send(C, stamped("held", 0, st)) == 0);
+  causal::test::commit_offsets(group, A, {{0, 0}});
+  causal::test::commit_offsets(group, C, {{0, 0}});
+
+  Json j = explain_json(group, {A, C}, 4);
+  const Json& c = channel_of(j, C, 0);
+  bool shown = false;
+  for (const auto& cl : c["claims"]) {
+    if (cl["claim"]["topic"] != X) continue;
+    shown = true;
+    CHECK(cl["claim"]["offset"] == 5);
+    CHECK(cl["claim"]["consumed"] == false);
+    const Json& root = j["roots"][cl["root"].get<std::size_t>()];
+    CHECK(root["verdict"] == "outside_scope");
+    CHECK(root["blocks"] == false);
+  }
+  CHECK(shown);
+  CHECK(j["undecided"] == false);  // X is not a topic of the group
+}
+
+TEST_CASE("issue 11.5: explain names the group's committed topics left out, and an ignored claim on one is undecided",
+          "[explain][broker]") {
+  const std::string T = causal::test::create_topic("explain-leftout-t", 1);
+  const std::string U = causal::test::create_topic("explain-leftout-u", 1);
+  const std::string group = causal::test::unique_name("left-out");
+  causal::test::TransactionalProducer p;
+  p.begin();
+  p.send(T, Record("in-txn", 0));  // T/0@0, open
+  causal::test::Producer w;
+  Stamp st;
+  st.origin(causal::test::unique_name("u-writer"), 1).offset(T, 0, 0);
+  REQUIRE(w.send(U, stamped("waits-on-t", 0, st)) == 0);
+  causal::test::commit_offsets(group, T, {{0, 0}});
+  causal::test::commit_offsets(group, U, {{0, 0}});
+
+  Json j = explain_json(group, {U}, 4);  // before: "not stuck", exit 0
+  CHECK(j["stuck"] == false);
+  CHECK(j["undecided"] == true);
+  CHECK(j["summary"].get<std::string>().rfind("undecided:", 0) == 0);
+  REQUIRE(j["left_out_topics"].size() == 1);
+  CHECK(j["left_out_topics"][0] == T);
+  REQUIRE(j["ignored_claims"].size() == 1);
+  CHECK(j["ignored_claims"][0]["topic"] == U);
+  CHECK(j["ignored_claims"][0]["delivered"] == true);
+  CHECK(j["ignored_claims"][0]["claim"]["topic"] == T);
+  Run text = causal_cli({"explain", "--group", group, "--topic", U});
+  CHECK(text.rc == 4);
+  CHECK(text.out.rfind("undecided:", 0) == 0);
+  CHECK(text.out.find("left out: group '" + group + "' also has committed offsets on " + T) != std::string::npos);
+
+  // Named, the wait shows.
+  CHECK(only_root(explain_json(group, {T, U}, 4))["verdict"] == "open_transaction");
+  p.commit();
+}
+
+TEST_CASE("issue 11.6 and 11.7: the frozen remedy names the members to stop, and says what a consumer with lookups does",
+          "[explain][broker]") {
+  const std::string A = causal::test::create_topic("explain-running-a", 1);
+  const std::string C = causal::test::create_topic("explain-running-c", 1);
+  const std::string S = causal::test::unique_name("sender-S");
+  const std::string group = causal::test::unique_name("running");
+  causal::test::Producer w;
+  Stamp send;
+  send.origin(S, 1);
+  REQUIRE(w.send(A, stamped("q", 0, send)) == 0);
+  REQUIRE(w.send(A, Record("a1")) == 1);
+  Stamp rc;
+  rc.origin(causal::test::unique_name("relay"), 1).seq(A, 0, S, 1);
+  REQUIRE(w.send(C, stamped("relayed", 0, rc)) == 0);
+  causal::test::commit_offsets(group, A, {{0, 1}});
+  causal::test::commit_offsets(group, C, {{0, 0}});
+
+  // 11.7: which consumer explain modelled, and what the other one does.
+  Json j = explain_json(group, {A, C}, 4);
+  const Json& root = only_root(j);
+  CHECK(root["verdict"] == "frozen_seq_claim");
+  CHECK(root["drains_with_lookups"] == true);
+  CHECK(j["modelled_consumer"] == "without_lookups");
+  const std::string detail = root["detail"];
+  CHECK(detail.find("WITHOUT lookups (causal tail --no-lookup") != std::string::npos);
+  CHECK(detail.find("WITH lookups (causal tail,") != std::string::npos);
+  CHECK(detail.find("can never deliver") == std::string::npos);
+  CHECK(root["stop_first"].empty());
+  if (tail_available()) {
+    CHECK(causal_cli({"tail", A, C, "--group", group, "--from", "committed", "-e"}).rc == 0);
+    CHECK(causal_cli({"tail", A, C, "--no-lookup", "--group", group, "--from", "committed", "-e"}).rc == 4);
+  }
+
+  // 11.6: the consumer is still running; the remedy says to stop it first, naming it.
+  const std::string client = causal::test::unique_name("stuck-node");
+  auto member = join_group(group, C, client);
+  Json running = explain_json(group, {A, C}, 4);
+  const Json& r = only_root(running);
+  REQUIRE(r["stop_first"].size() == 1);
+  CHECK(r["stop_first"][0]["client_id"] == client);
+  CHECK(r["stop_first"][0]["host"].get<std::string>().size() > 0);
+  Run text = causal_cli({"explain", "--group", group, "--topic", A, "--topic", C});
+  CHECK(text.rc == 4);
+  CHECK(text.out.find("stop these 1 member(s) of the group first") != std::string::npos);
+  CHECK(text.out.find("client " + client) != std::string::npos);
+  // It is right: the remedy is refused while the member runs.
+  std::vector<std::string> args = split(r["remedy"].get<std::string>());
+  args.erase(args.begin());
+  CHECK(causal_cli(args).rc == 1);
+  rd_kafka_consumer_close(member.get());
 }

@@ -22,9 +22,15 @@
 //   sequence claim (ch,S,q) located below baseline[ch]        -> frozen_seq_claim
 //                           located at or above it            -> as the offset claim
 //                                                                (ch, located)
-//                           looked up, not found              -> open_transaction on ch
+//                           looked up, not found, the scan
+//                             covered log start .. baseline   -> open_transaction on ch
 //                                                                when ch has one, else
 //                                                                not_appended
+//                           looked up, not found, the scan
+//                             stopped short of that range     -> send_not_located (the
+//                             range scanned, and a command that searches further: the
+//                             send was appended before the claim became visible, so
+//                             "not found in the range scanned" is not "not appended")
 //                           not looked up, S has no record on
 //                             ch since the baseline           -> suspected_frozen_seq_claim
 //                             (the seeds' first test: a lookup decides it)
@@ -33,7 +39,15 @@
 //                             sends reach a channel in send-number order, so send q sits
 //                             below it, undelivered: below the baseline; offset unknown)
 // A claim on a channel outside the scope is reported (outside_scope) but never blocks:
-// the gate's restrict step ignores it. A channel that failed closed at or below the
+// the gate's restrict step ignores it. The head's clock is read for such claims too (the
+// gate's unsatisfied list omits them). When the host names topics the consumer group
+// commits but the scope left out (DiagnosisFacts::left_out_topics), claims on them that
+// the replay ignored make the answer undecided: a node that consumes them may hold.
+//
+// Remedies: every frozen_seq_claim with a located send gets the same one command, which
+// rewinds each frozen channel to the lowest located send on it (one rewind unfreezes
+// every root on the channel); Diagnosis::remedies lists each distinct command once.
+// A remedy that writes committed offsets names the group's members to stop first. A channel that failed closed at or below the
 // awaited offset is a root of its own (failed_closed). The wait graph is acyclic
 // (every wait edge points to an earlier append); a cycle is reported as a bug.
 //
@@ -72,9 +86,29 @@ struct LocatedSend {
   std::int32_t partition = 0;
   std::string sender;
   SeqNo seq = 0;
-  std::optional<Offset> offset;  // nullopt: scanned, not found below `scanned_to`
+  std::optional<Offset> offset;  // nullopt: scanned, not found in [scanned_from, scanned_to)
   Offset scanned_from = kNoOffset;
-  Offset scanned_to = kNoOffset;  // exclusive
+  Offset scanned_to = kNoOffset;  // exclusive: the range scanned is [scanned_from, scanned_to)
+  // Not found: a command that scans further (set by the tool that scanned), given when the
+  // scan did not cover the log start .. the baseline.
+  std::optional<std::string> search_further;
+};
+
+// A member of the consumer group, as DescribeConsumerGroups gives it.
+struct MemberFact {
+  std::string member_id;
+  std::string client_id;
+  std::string host;
+};
+
+// A claim the replay ignored because its topic was left out of the scope although the
+// group commits offsets on it: made by the record at topic/partition@offset.
+struct IgnoredClaim {
+  std::string topic;
+  std::int32_t partition = 0;
+  Offset offset = kNoOffset;
+  bool delivered = false;  // the replay delivered the record (a node consuming the topic might hold it)
+  ClaimView claim;
 };
 
 struct DiagnosisFacts {
@@ -82,6 +116,15 @@ struct DiagnosisFacts {
   std::vector<LocatedSend> located;
   std::optional<std::int64_t> now;  // same unit as the snapshot's received_at (ms)
   std::optional<std::string> group;  // for remedies; "<GROUP>" when absent
+  // The scope as the command line named it ("--topic a --topic c/1"), for remedies that
+  // run explain again; by default every topic of the snapshot.
+  std::optional<std::string> scope_args;
+  // Active members of the group: a remedy that writes committed offsets must wait for them.
+  std::vector<MemberFact> members;
+  // Topics the group has committed offsets on that the scope leaves out, and the claims on
+  // them the replay ignored (delivered records); held heads' claims are found here.
+  std::vector<std::string> left_out_topics;
+  std::vector<IgnoredClaim> ignored_claims;
 };
 
 enum class Verdict : std::uint8_t {
@@ -91,6 +134,8 @@ enum class Verdict : std::uint8_t {
   unfetched,                  // below the LSO, not fetched yet: keep consuming
   not_received,               // never received here; no log facts to say why
   frozen_seq_claim,           // the claimed send sits below the baseline (located, or inferred)
+  send_not_located,           // a lookup did not find the send in the range it scanned, which
+                              // stopped short of the log start: search further
   suspected_frozen_seq_claim, // no lookup; the sender has no post-baseline presence
   outside_scope,              // the claim's channel is not consumed (ignored by the gate)
   failed_closed,              // the awaited channel failed closed on an undecodable header
@@ -127,6 +172,13 @@ struct Root {
   std::string summary;                    // one line
   std::string detail;                     // why, in a sentence or two
   std::optional<std::string> remedy;      // a command, where one exists
+  // The remedy writes committed offsets: these members must stop first (baseline --apply
+  // refuses while the group has any).
+  std::vector<MemberFact> stop_first;
+  // What a consumer that performs lookups (causal tail, ConsumerHost with lookups on)
+  // would do here: true it accounts for the claim and drains, false it holds too, nullopt
+  // unknown. The diagnosis models a consumer without lookups.
+  std::optional<bool> drains_with_lookups;
 };
 
 struct ClaimDiagnosis {
@@ -155,8 +207,14 @@ struct Diagnosis {
   std::vector<ChannelDiagnosis> channels;
   std::vector<Root> roots;
   std::vector<std::string> advice;  // general advice (late joiners still to start, ...)
+  std::vector<std::string> remedies;  // every distinct root remedy, once, in root order
+  std::vector<std::string> left_out_topics;  // from the facts
+  std::vector<IgnoredClaim> ignored_claims;  // claims on left-out topics the replay ignored
   // True when some channel holds records (the gate would not drain).
   bool stuck() const;
+  // Nothing is held here, but claims on topics the group consumes and the scope left out
+  // were ignored: a node consuming them might hold. Explain then exits 4 too.
+  bool undecided() const;
   std::size_t held_channels() const;
 };
 

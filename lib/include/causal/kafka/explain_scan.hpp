@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,9 +28,12 @@ namespace causal::kafka {
 // Scans [from, to) of `channel` read_committed for the record stamped with origin
 // (sender, seq). `to` is exclusive; a scan stops early at the log's end (PARTITION_EOF).
 // Records whose causal.clock header does not decode are skipped (they cannot be the send).
+// The scan stops short (scanned_to < to) when `timeout_ms` passes. `progress`, when set, is
+// called with the next offset to scan now and then (for a progress line on a terminal).
 std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, const ChannelRef& channel,
                                               const std::string& sender, SeqNo seq, Offset from, Offset to,
-                                              int timeout_ms);
+                                              int timeout_ms,
+                                              const std::function<void(Offset)>& progress = {});
 
 // The timestamp (ms since the epoch) of the first record at or after `at` (read_uncommitted),
 // or nullopt when none arrives within the timeout.

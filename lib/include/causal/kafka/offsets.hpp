@@ -12,6 +12,7 @@
 //                      read with require_stable_offsets: an offset still pending inside an
 //                      open transaction is reported as pending (UNSTABLE_OFFSET_COMMIT),
 //                      never as committed.
+//   committed_topics   the topics the group has committed offsets on.
 //   describe_group     the group's state and active members (DescribeConsumerGroups).
 //   alter_committed    writes committed offsets (AlterConsumerGroupOffsets); the broker
 //                      refuses while the group has members, and callers should refuse first.
@@ -105,6 +106,10 @@ class OffsetsClient {
   std::expected<std::vector<CommittedOffset>, Error> committed(const std::string& group,
                                                                std::span<const ChannelRef> channels,
                                                                bool require_stable = true);
+
+  // Every topic on which the group has a committed offset (ListConsumerGroupOffsets of all
+  // partitions), sorted, each once.
+  std::expected<std::vector<std::string>, Error> committed_topics(const std::string& group);
 
   std::expected<GroupDescription, Error> describe_group(const std::string& group);
 
