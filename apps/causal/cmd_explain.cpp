@@ -478,7 +478,7 @@ void setup_explain(CLI::App& sub, Outcome& result) {
                  "Give up when the replay has not reached the LSO after this long (default 120000)");
   sub.footer(R"(Examples:
   causal explain --group billing --topic orders --topic payments
-  causal explain --group billing --topic orders --format json | jq -r '.remedies[]'
+  causal explain --group billing --topic orders --topic payments --format json | jq -r '.remedies[]'
   causal explain --group billing --topic orders --max-transaction-ms 60000 --lookup-max-offsets 5000000
   causal explain --snapshot gate.json
 Models a consumer WITHOUT lookups; each root says what one with lookups would do.
