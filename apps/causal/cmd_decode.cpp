@@ -5,6 +5,12 @@
 // naming where it came from (line N, or topic/partition@offset) and why; everything that
 // decoded before it has been printed whole (a JSON document is closed properly), never a
 // partial record. --validate prints nothing on stdout: it only checks.
+//
+// Input is read with a bound (bounded_input.hpp), so that memory never grows with a line
+// that cannot be a header: a base64 or hex line longer than the longest valid header's
+// text, or raw input over kMaxHeaderBytes, is refused at once with exit 3, naming the
+// line; a kcat -J line (a whole record, payload included) may be up to kMaxKcatLine.
+// Output is flushed after each record; the first failed write stops the run (output.hpp).
 #include <unistd.h>
 
 #include <charconv>
@@ -21,7 +27,9 @@
 
 #include <fmt/core.h>
 
+#include "bounded_input.hpp"
 #include "causal/codec.hpp"
+#include "output.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
@@ -39,6 +47,17 @@ struct DecodeOptions {
   int timeout_ms = 10000;
   kafka::ConnectionOptions kafka;
 };
+
+// The longest line that can hold a valid header (kMaxHeaderBytes, docs/wire-format.md):
+// its padded base64 text, or its hex with a separator after every byte; plus room for
+// whitespace around it and a '\r'. A longer line cannot decode, so it is not read.
+constexpr std::size_t kLineSlack = 16;
+constexpr std::size_t kMaxBase64Line = 4 * ((kMaxHeaderBytes + 2) / 3) + kLineSlack;  // 87,400
+constexpr std::size_t kMaxHexLine = 3 * kMaxHeaderBytes + kLineSlack;               // 196,624
+// A kcat -J line is a whole record: key and payload escaped (up to 6 bytes of text per
+// byte), headers, metadata. 64 MiB holds records of Kafka's default 1 MiB limit many times
+// over; a longer line cannot be checked, so decode fails closed on it (exit 3).
+constexpr std::size_t kMaxKcatLine = std::size_t{64} << 20;
 
 // Where a header came from, printed with it and named in errors.
 struct Where {
@@ -346,11 +365,10 @@ class Printer {
     nlohmann::json cj = clock_to_json(clock ? *clock : empty, names_);
     for (auto& [k, v] : cj.items()) j[k] = v;
     if (o_.format == Format::jsonl) {
-      fmt::print("{}\n", j.dump());
+      put(j.dump() + "\n");
     } else {
-      fmt::print("{}{}", count_ == 1 ? "[\n" : ",\n", j.dump());
+      put((count_ == 1 ? "[\n" : ",\n") + j.dump());
     }
-    std::fflush(stdout);
   }
 
   void finish() {
@@ -358,15 +376,23 @@ class Printer {
       fmt::print(stderr, "causal decode: {} header{} valid\n", count_, count_ == 1 ? "" : "s");
       return;
     }
-    if (o_.format == Format::json) fmt::print("{}]\n", count_ == 0 ? "[" : "\n");
-    std::fflush(stdout);
+    if (o_.format == Format::json) put(count_ == 0 ? "[]\n" : "\n]\n");
   }
 
  private:
+  // Whole records only, flushed at once: a reader sees each record as soon as it is
+  // decoded. After a failed write nothing more is written (the run stops, output.hpp).
+  // Not fmt::print, which throws on a failed write.
+  static void put(std::string_view s) {
+    if (output::failed()) return;
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    output::flush();
+  }
+
   void text(const Where& w, const Clock* clock, std::size_t size) {
     std::string out = fmt::format("{}", w.text());
     if (!clock) {
-      fmt::print("{}  no causal.clock header\n", out);
+      put(out + "  no causal.clock header\n");
       return;
     }
     out += fmt::format("  {} bytes\n", size);
@@ -383,7 +409,7 @@ class Printer {
                          c["sender"].get<std::string>(), c["seq"].get<SeqNo>());
     }
     if (!clock->origin && clock->empty()) out += "  (empty clock)\n";
-    fmt::print("{}", out);
+    put(out);
   }
 
   const DecodeOptions& o_;
@@ -408,20 +434,50 @@ std::expected<void, Error> decode_one(const Where& w, std::string_view bytes, Na
 
 // ---- sources ----------------------------------------------------------------------------
 
+Error read_error(int err) {
+  return runtime_error(fmt::format("cannot read standard input: {}", std::strerror(err)));
+}
+
 Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
   Clock clock;
   if (o.input == Input::raw && !o.kcat) {
-    std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     Where w;
     w.line = 1;
-    return decode_one(w, all, names, clock, out);
+    std::string all;
+    int err = 0;
+    switch (read_bounded(STDIN_FILENO, kMaxHeaderBytes, all, err)) {
+      case ReadStatus::ok: return decode_one(w, all, names, clock, out);
+      case ReadStatus::error: return std::unexpected(read_error(err));
+      case ReadStatus::too_long:
+        return std::unexpected(bad_header(
+            w, fmt::format("oversized at byte {}: raw input is longer than the {} byte header limit (not read further)",
+                           kMaxHeaderBytes, kMaxHeaderBytes)));
+    }
   }
-  std::string line;
-  std::size_t n = 0;
-  while (std::getline(std::cin, line)) {
-    ++n;
+  const std::size_t max_line = o.kcat ? kMaxKcatLine : o.input == Input::hex ? kMaxHexLine : kMaxBase64Line;
+  LineReader lines(STDIN_FILENO, max_line);
+  std::string_view line;
+  for (;;) {
+    if (output::failed()) return {};  // the reader is gone or output is lost: stop reading
+    const LineReader::Status st = lines.next(line);
+    if (st == LineReader::Status::end) return {};
+    if (st == LineReader::Status::error) return std::unexpected(read_error(lines.error()));
+    const std::size_t n = lines.number();
     Where w;
     w.line = n;
+    if (st == LineReader::Status::too_long) {
+      if (o.kcat) {
+        return std::unexpected(Error{
+            Errc::bad_header,
+            fmt::format("line {}: the kcat -J line is longer than {} MiB, the limit of --kcat input; its "
+                        "causal.clock header cannot be checked (not read further)",
+                        n, kMaxKcatLine >> 20)});
+      }
+      return std::unexpected(bad_header(
+          w, fmt::format("oversized: the line is longer than {} characters, more than the {} text of the largest "
+                         "valid header ({} bytes); not read further",
+                         max_line, o.input == Input::hex ? "hex" : "base64", kMaxHeaderBytes)));
+    }
     if (o.kcat) {
       if (trim(line).empty()) continue;
       auto rec = KcatParser(line).record();
@@ -456,7 +512,6 @@ Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
     }
     if (auto r = decode_one(w, *bytes, names, clock, out); !r) return r;
   }
-  return {};
 }
 
 struct KafkaSource {
@@ -525,7 +580,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   Clock clock;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms);
   bool seen_any = false;
-  while (!g_stop) {
+  while (!g_stop && !output::failed()) {  // a failed write stops the run (output.hpp)
     if (std::chrono::steady_clock::now() > deadline) {
       result = std::unexpected(runtime_error(fmt::format(
           "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout raises the wait)", where,
@@ -619,7 +674,7 @@ Outcome run_decode(const DecodeOptions& o) {
     std::signal(SIGINT, [](int) { g_stop = 1; });
     for (const auto& s : sources) {
       r = from_kafka(o, s, names, out);
-      if (!r) break;
+      if (!r || output::failed()) break;
     }
   }
   out.finish();
@@ -652,7 +707,12 @@ void setup_decode(CLI::App& sub, Outcome& result) {
   causal decode orders/3@1000..1099 --format json
 
 Output fields (json, jsonl): line | topic, partition, offset; header_present; bytes; origin;
-claims; seq_claims. Exit status: 0 ok, 1 Kafka failure, 2 usage, 3 malformed header.)EX");
+claims; seq_claims.
+Limits: a base64 line of at most 87400 characters, a hex line of 196624 (the largest valid
+header, 65536 bytes, with room for whitespace), raw input of 65536 bytes, a --kcat line of
+64 MiB; anything longer is refused unread, with exit 3 and its line number.
+Exit status: 0 ok, 1 Kafka failure, unreadable stdin, unwritable stdout or out of memory,
+2 usage, 3 malformed header or over-long input.)EX");
   sub.callback([o, &result] { result = run_decode(*o); });
 }
 

@@ -20,6 +20,7 @@
 #include "causal/codec.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/kafka/producer_host.hpp"
+#include "output.hpp"
 #include "subcommands.hpp"
 #include "tail_format.hpp"
 
@@ -113,11 +114,14 @@ Outcome run_demo(const DemoOptions& o) {
 
   bool text = o.format == Format::text;
   bool colour = text && use_colour(STDOUT_FILENO);
+  // Narration goes through stdio, records through the RecordWriter's write(2); each is
+  // flushed before the other writes. Not fmt::print, which throws on a failed write: the
+  // run stops at the step after one instead (output.hpp).
   auto say = [&](std::string_view line) {
-    if (!text) return;
-    std::fflush(stdout);
-    fmt::print("{}# {}{}\n", colour ? "\x1b[1m" : "", line, colour ? "\x1b[0m" : "");
-    std::fflush(stdout);
+    if (!text || output::failed()) return;
+    std::string s = fmt::format("{}# {}{}\n", colour ? "\x1b[1m" : "", line, colour ? "\x1b[0m" : "");
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    output::flush();
   };
   say(fmt::format("causal demo: librdkafka's in-process mock cluster at {}, topic '{}' with partitions "
                   "0 orders, 1 payments, 2 shipments.",
@@ -181,11 +185,12 @@ Outcome run_demo(const DemoOptions& o) {
       writer.flush();
     }
     writer.flush();
+    if (output::failed()) return {};  // nobody reads on, or output is lost: main() says which
     if (o.pace_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.pace_ms));
   }
   if (auto r = tail.poll_until_caught_up(nullptr, std::chrono::seconds(10)); !r) return std::unexpected(r.error());
   writer.finish();
-  std::fflush(stdout);
+  output::flush();
   const GateStats& st = tail.gate().stats();
   say(fmt::format("Delivered {} of {} records in causal order; {} were held on arrival and released when "
                   "their causes were delivered.",

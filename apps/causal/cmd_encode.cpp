@@ -13,7 +13,9 @@
 // the bytes of the single clock with --output raw. Errors exit 2 naming the line and field.
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -25,6 +27,7 @@
 #include <fmt/core.h>
 
 #include "causal/codec.hpp"
+#include "output.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
@@ -151,11 +154,15 @@ Outcome emit(const Clock& clock, const Names& names, Output output) {
   } catch (const std::length_error& e) {
     return std::unexpected(usage_error(e.what()));
   }
+  // fwrite, not fmt::print (which throws on a failed write): main() reports a failed
+  // write once, at the end (output.hpp); the loop in run_encode stops at it.
+  std::string text;
   switch (output) {
-    case Output::base64: fmt::print("{}\n", base64(bytes)); break;
-    case Output::hex: fmt::print("{}\n", hex(bytes)); break;
-    case Output::raw: std::fwrite(bytes.data(), 1, bytes.size(), stdout); break;
+    case Output::base64: text = base64(bytes) + "\n"; break;
+    case Output::hex: text = hex(bytes) + "\n"; break;
+    case Output::raw: text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size()); break;
   }
+  std::fwrite(text.data(), 1, text.size(), stdout);
   return {};
 }
 
@@ -184,7 +191,11 @@ Outcome run_encode(const EncodeOptions& o) {
     parsed.emplace_back(n, std::move(*c));
   }
   if (clocks == 0) return std::unexpected(usage_error("no clock given (arguments or one per stdin line; {} is the empty clock)"));
+  if (std::ferror(stdin)) {
+    return std::unexpected(runtime_error(fmt::format("cannot read standard input: {}", std::strerror(errno))));
+  }
   for (const auto& [line_no, c] : parsed) {
+    if (output::failed()) break;  // nobody reads on, or output is lost: main() says which
     if (auto r = emit(c, names, o.output); !r) {
       return std::unexpected(usage_error(fmt::format("line {}: {}", line_no, r.error().message)));
     }
@@ -217,7 +228,8 @@ Examples:
   causal encode --output raw orders/3@1041 > header.bin
   kcat -P -b $B -t orders -H "causal.clock=$(causal encode --output raw orders/3@1041)"   # bytes must be shell-safe
 
-Exit status: 0 ok, 2 unreadable clock (the message names the line and the field).)EX");
+Exit status: 0 ok, 1 stdout not written in full (e.g. a full disk) or stdin unreadable,
+2 unreadable clock (the message names the line and the field).)EX");
   sub.callback([o, &result] { result = run_encode(*o); });
 }
 

@@ -1,16 +1,41 @@
 // causal: one binary, one subcommand per file (see subcommands.hpp for the table).
 // This is the one place that maps an Error to an exit code (man/causal.1 documents them):
 //   0 ok, 1 runtime failure, 2 usage error, 3 undecodable clock header, 4 records held.
+// It is also the one catch boundary: running out of memory, and a write to standard
+// output that failed (output.hpp says what that means), end here with exit status 1 and
+// one line on stderr, never with status 0 or a stack trace.
 #include <cstdio>
 #include <exception>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <string>
+#include <system_error>
 
 #include <fmt/core.h>
 
+#include "output.hpp"
 #include "subcommands.hpp"
+
+namespace {
+
+// One line on stderr. Not fmt::print: that throws when stderr itself cannot be written,
+// and there is nobody left to catch it.
+void say(const std::string& line) {
+  std::fputs(("causal: " + line + "\n").c_str(), stderr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace causal;
   using namespace causal::cli;
+
+  output::init();
+  // Reading stdin with getline() catches a failed allocation and only sets badbit, so
+  // a line too long for memory looked like the end of the input: let it reach the catch
+  // below instead.
+  std::cin.exceptions(std::ios::badbit);
 
   CLI::App app{"causal: causal delivery over Apache Kafka, made visible and debuggable", "causal"};
   app.set_version_flag("--version", "causal " CAUSAL_VERSION);
@@ -25,22 +50,41 @@ int main(int argc, char** argv) {
     s.setup(*sub, outcome);
   }
 
+  // What ended the run when it did not return an Outcome.
+  int rc = 0;
+  std::optional<std::string> thrown;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 prints help/version itself with exit 0; parse errors exit 2.
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : static_cast<int>(Errc::usage);
+    rc = app.exit(e) == 0 ? 0 : static_cast<int>(Errc::usage);
+  } catch (const std::bad_alloc&) {
+    rc = static_cast<int>(Errc::runtime);
+    thrown = "out of memory (an allocation failed; give the command less input, or more memory)";
+  } catch (const std::system_error& e) {
+    // fmt::print throws when a write to stdout fails part-way; the command did not finish,
+    // so its result is unknown: exit 1. finish() below says why (or nothing, on EPIPE).
+    rc = static_cast<int>(Errc::runtime);
+    if (std::ferror(stdout)) {
+      output::write_failed(e.code().value());
+    } else {
+      thrown = fmt::format("internal error: {}", e.what());
+    }
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    fmt::print(stderr, "causal: internal error: {}\n", e.what());
-    return static_cast<int>(Errc::runtime);
+    rc = static_cast<int>(Errc::runtime);
+    thrown = fmt::format("internal error: {}", e.what());
   }
 
+  // Flush stdout before anything goes to stderr, so that a terminal shows them in order.
+  const std::optional<std::string> write_error = output::finish();
+  if (thrown) say(*thrown);
   if (!outcome) {
-    std::fflush(stdout);
-    if (!outcome.error().message.empty()) fmt::print(stderr, "causal: {}\n", outcome.error().message);
-    return static_cast<int>(outcome.error().code);
+    if (!outcome.error().message.empty()) say(outcome.error().message);
+    rc = static_cast<int>(outcome.error().code);
   }
-  return 0;
+  if (write_error) {
+    say(*write_error);
+    rc = static_cast<int>(Errc::runtime);
+  }
+  return rc;
 }

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "causal/kafka/text.hpp"
+#include "output.hpp"
 
 namespace causal::cli {
 
@@ -296,7 +297,8 @@ void RecordWriter::write_out() {
     ssize_t n = ::write(settings_.fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      broken_ = true;  // EPIPE (reader gone) or another error: stop writing quietly
+      broken_ = true;  // stop writing; main() reports it unless the reader is gone (EPIPE)
+      output::write_failed(errno);
       break;
     }
     p += n;

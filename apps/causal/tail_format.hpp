@@ -14,7 +14,9 @@
 //
 // Contract: a line is built whole in a reused buffer and only whole lines are written, with
 // write(2), when the buffer passes 64 KiB, at flush() and at finish(). A reader never sees a
-// partial record, also when the run is interrupted. EPIPE ends output quietly (broken()).
+// partial record, also when the run is interrupted. A failed write ends output (broken())
+// and is recorded with output::write_failed(): main() then exits 1 with a message, or
+// quietly on EPIPE (the reader went away; output.hpp).
 // The jsonl/json record line is the hot path of `causal tail`: it is written through a raw
 // pointer into room reserved in that buffer, with the JSON text of each channel and sender
 // (topic, partition, sender name) rendered once and cached (JsonNames), and strings

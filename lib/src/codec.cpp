@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/core.h>
@@ -171,71 +172,75 @@ struct Decoder {
     return true;
   }
 
-  // A topic name, checked for order against the previous topic of its section.
-  bool topic(const char* section, bool first, std::string_view prev, std::string_view& name) {
-    std::size_t at = r.pos();
-    if (!string("topic", DecodeErrc::bad_topic, kMaxTopicBytes, name)) return false;
-    if (!first && name <= prev) {
-      bool dup = name == prev;
-      return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, at, [&] {
-        return fmt::format("{} topic at byte {} {} the previous one ('{}')", section, at,
+  // A topic block's name, looked up when it is read and interned on first use (a claim
+  // that names it), so that a header rejected before its claims interns nothing new.
+  struct TopicBlock {
+    std::string_view name;
+    std::size_t at;
+    std::optional<TopicId> known;  // names.find_topic(name) when it was read
+    bool interned = false;
+    TopicId id = 0;
+    std::span<const ChannelId> dense;  // names.dense_channels(id), refreshed after interning
+  };
+
+  // A topic name, checked as it is read (docs/wire-format.md, "Errors": a field's own
+  // checks, then its order against the previous topic of its section), so the first
+  // problem in the bytes is the one reported. An interned name is a valid one: only a
+  // new name is checked against Kafka's rule.
+  bool topic(const char* section, bool first, std::string_view prev, TopicBlock& tb) {
+    tb.at = r.pos();
+    if (!string("topic", DecodeErrc::bad_topic, kMaxTopicBytes, tb.name)) return false;
+    tb.known = names.find_topic(tb.name);
+    if (!tb.known && !valid_topic_name(tb.name)) {
+      return error(DecodeErrc::bad_topic, tb.at, [&] {
+        return fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)",
+                           tb.at);
+      });
+    }
+    if (!first && tb.name <= prev) {
+      bool dup = tb.name == prev;
+      return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, tb.at, [&] {
+        return fmt::format("{} topic at byte {} {} the previous one ('{}')", section, tb.at,
                            dup ? "repeats" : "sorts before", prev);
       });
     }
     return true;
   }
 
-  // A topic block's name, interned on first use (a claim that names it): validated only
-  // when it is not interned yet, since an interned name is a valid one.
-  struct TopicBlock {
-    std::string_view name;
-    std::size_t at;
-    bool interned = false;
-    TopicId id = 0;
-    std::span<const ChannelId> dense;  // names.dense_channels(id), refreshed after interning
-  };
-
-  [[gnu::always_inline]] bool channel(TopicBlock& t, std::uint64_t partition, ChannelId& id) {
-    if (!t.interned) [[unlikely]] {
-      if (!intern_topic(t)) return false;
-    }
+  // The channel of a claim on topic block t, interning the topic and the channel on first
+  // use. REQUIRES: topic() accepted t.name; partition <= kMaxPartition.
+  [[gnu::always_inline]] void channel(TopicBlock& t, std::uint64_t partition, ChannelId& id) {
+    if (!t.interned) [[unlikely]]
+      intern_topic(t);
     if (partition < t.dense.size() && t.dense[partition] != Names::kNoChannel) [[likely]] {
       id = t.dense[partition];
-      return true;
+      return;
     }
     id = names.channel(t.id, static_cast<std::int32_t>(partition));
     t.dense = names.dense_channels(t.id);
-    return true;
   }
 
-  bool intern_topic(TopicBlock& t) {
-    const std::optional<TopicId> known = names.find_topic(t.name);
-    if (known.has_value()) {
-      t.id = known.value();
-    } else if (valid_topic_name(t.name)) {
-      t.id = names.topic(t.name);
-    } else {
-      return error(DecodeErrc::bad_topic, t.at, [&] {
-        return fmt::format("topic at byte {} breaks Kafka's rule (1..249 of [a-zA-Z0-9._-], not . or ..)",
-                           t.at);
-      });
-    }
+  // REQUIRES: topic() accepted t.name.
+  void intern_topic(TopicBlock& t) {
+    t.id = t.known ? *t.known : names.topic(t.name);
     t.interned = true;
     t.dense = names.dense_channels(t.id);
-    return true;
   }
 
-  bool sender(std::size_t at, std::string_view s, SenderId& id) {
-    if (auto known = names.find_sender(s)) [[likely]] {
-      id = *known;
+  // A sender's bytes, checked as they are read: strict UTF-8, unless already interned
+  // (an interned name is a valid one). Interned by the caller with intern_sender().
+  bool sender(std::size_t at, std::string_view s, std::optional<SenderId>& known) {
+    known = names.find_sender(s);
+    if (known) [[likely]]
       return true;
-    }
     if (!valid_sender_name(s)) {
       return error(DecodeErrc::bad_sender, at,
                    [&] { return fmt::format("sender at byte {} is not valid UTF-8", at); });
     }
-    id = names.sender(s);
     return true;
+  }
+  SenderId intern_sender(std::string_view s, const std::optional<SenderId>& known) {
+    return known ? *known : names.sender(s);
   }
 
   // Everything after the version and flags bytes.
@@ -254,13 +259,13 @@ struct Decoder {
   bool origin(Clock& out) {
     std::size_t at = r.pos();
     std::string_view s;
-    SenderId id = 0;
+    std::optional<SenderId> known;
     SeqNo q = 0;
-    if (!string("origin sender", DecodeErrc::bad_sender, kMaxSenderBytes, s) || !sender(at, s, id) ||
+    if (!string("origin sender", DecodeErrc::bad_sender, kMaxSenderBytes, s) || !sender(at, s, known) ||
         !seq("origin send number", q)) {
       return false;
     }
-    out.origin = Origin{id, q};
+    out.origin = Origin{intern_sender(s, known), q};
     return true;
   }
 
@@ -270,8 +275,7 @@ struct Decoder {
     std::string_view prev;
     for (std::uint64_t t = 0; t < topics; ++t) {
       TopicBlock tb{};
-      tb.at = r.pos();
-      if (!topic("offset", t == 0, prev, tb.name)) return false;
+      if (!topic("offset", t == 0, prev, tb)) return false;
       prev = tb.name;
       std::uint64_t n = 0;
       if (!count("offset claim count", kMinOffsetClaim, n)) return false;
@@ -303,7 +307,7 @@ struct Decoder {
         }
         offset = i == 0 ? static_cast<std::int64_t>(v) : value;
         ChannelId ch = 0;
-        if (!channel(tb, partition, ch)) return false;
+        channel(tb, partition, ch);
         if (ch < last_offset_channel) offsets_sorted = false;
         last_offset_channel = ch;
         out.append_unsorted(OffsetClaim{ch, offset});
@@ -318,8 +322,7 @@ struct Decoder {
     std::string_view prev;
     for (std::uint64_t t = 0; t < topics; ++t) {
       TopicBlock tb{};
-      tb.at = r.pos();
-      if (!topic("sequence", t == 0, prev, tb.name)) return false;
+      if (!topic("sequence", t == 0, prev, tb)) return false;
       prev = tb.name;
       std::uint64_t n = 0;
       if (!count("sequence claim count", kMinSeqClaim, n)) return false;
@@ -337,7 +340,11 @@ struct Decoder {
         partition += delta;
         std::size_t sender_at = r.pos();
         std::string_view s;
-        if (!string("sender", DecodeErrc::bad_sender, kMaxSenderBytes, s)) return false;
+        std::optional<SenderId> known;
+        // The sender's own checks, then its order after the previous claim's sender.
+        if (!string("sender", DecodeErrc::bad_sender, kMaxSenderBytes, s) || !sender(sender_at, s, known)) {
+          return false;
+        }
         if (i > 0 && delta == 0 && s <= prev_sender) {
           bool dup = s == prev_sender;
           return error(dup ? DecodeErrc::duplicate_claim : DecodeErrc::not_canonical, sender_at, [&] {
@@ -346,12 +353,11 @@ struct Decoder {
           });
         }
         prev_sender = s;
-        SenderId sid = 0;
-        if (!sender(sender_at, s, sid)) return false;
         SeqNo q = 0;
         if (!seq("send number", q)) return false;
+        const SenderId sid = intern_sender(s, known);
         ChannelId ch = 0;
-        if (!channel(tb, partition, ch)) return false;
+        channel(tb, partition, ch);
         if (!out.seqs().empty()) {
           const auto& b = out.seqs().back();
           if (b.channel > ch || (b.channel == ch && b.sender > sid)) seqs_sorted = false;

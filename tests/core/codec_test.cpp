@@ -53,7 +53,7 @@ struct Vector {
 // Reads the `vector`/`invalid` blocks of docs/wire-format.md. A block is a name line, then
 // `json`/`hex`/`error` lines; a hex value may continue on indented lines that follow.
 std::vector<Vector> doc_vectors() {
-  auto path = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" / "wire-format.md";
+  auto path = std::filesystem::path(CAUSAL_SOURCE_DIR) / "docs" / "wire-format.md";
   std::ifstream in(path);
   REQUIRE(in.good());
   std::vector<Vector> out;

@@ -322,6 +322,23 @@ TEST_CASE("unknown topic: exit 1 naming it") {
   CHECK(r.err.find("unknown topic '" + name + "'") != std::string::npos);
 }
 
+// A failed write is never success (man/causal.1, EXIT STATUS): tail stops at it, and both
+// tail and decode from Kafka exit 1 naming standard output and the reason.
+TEST_CASE("standard output on a full disk: tail and decode exit 1 naming it") {
+  std::string topic = t::create_topic("tail-full", 1);
+  produce(topic + "/0", "{\"value\":\"a\"}\n{\"value\":\"b\"}\n");
+  for (const std::string& args : {"tail " + brokers() + " -e --format jsonl " + topic,
+                                  "tail " + brokers() + " -e --format text " + topic,
+                                  "decode " + brokers() + " " + topic + "/0@0..1"}) {
+    const std::string err = tmpdir() + "/full.err";
+    const int rc = std::system((quote(causal_bin()) + " " + args + " < /dev/null > /dev/full 2> " + err).c_str());
+    INFO(args << "\nstderr: " << slurp(err));
+    CHECK(WIFEXITED(rc));
+    CHECK(WEXITSTATUS(rc) == 1);
+    CHECK(slurp(err).find("causal: cannot write to standard output: No space left on device") != std::string::npos);
+  }
+}
+
 TEST_CASE("SIGINT mid-stream: a clean summary and no half-printed line") {
   std::string topic = t::create_topic("tail-sigint", 1);
   std::string in;
