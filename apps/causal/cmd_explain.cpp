@@ -479,7 +479,7 @@ void setup_explain(CLI::App& sub, Outcome& result) {
   sub.footer(R"(Examples:
   causal explain --group billing --topic orders --topic payments
   causal explain --group billing --topic orders --topic payments --format json | jq -r '.remedies[]'
-  causal explain --group billing --topic orders --max-transaction-ms 60000 --lookup-max-offsets 5000000
+  causal explain --group billing --topic orders --topic payments --max-transaction-ms 60000 --lookup-max-offsets 5000000
   causal explain --snapshot gate.json
 Models a consumer WITHOUT lookups; each root says what one with lookups would do.
 Exit status: 0 nothing held (the gate would drain), 4 records held or undecided (claims on
