@@ -62,6 +62,43 @@ AdminOptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout
   return o;
 }
 
+// The one group result of an admin answer about `group`, or the group's error.
+std::expected<const rd_kafka_group_result_t*, Error> only_group(const rd_kafka_group_result_t** groups, size_t cnt,
+                                                                 const std::string& group) {
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
+    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+  }
+  return groups[0];
+}
+
+// ListConsumerGroupOffsets of `group` for the partitions of `list`, or for every partition the
+// group has committed when `list` is null. `parts` lives as long as `ev` (and may be null).
+struct GroupOffsets {
+  EventPtr ev;
+  const rd_kafka_topic_partition_list_t* parts = nullptr;
+};
+std::expected<GroupOffsets, Error> list_group_offsets(rd_kafka_t* h, const std::string& group,
+                                                      const rd_kafka_topic_partition_list_t* list,
+                                                      bool require_stable, int timeout_ms, std::string_view what,
+                                                      std::string_view brokers) {
+  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list);
+  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms);
+  if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), require_stable ? 1 : 0)) rd_kafka_error_destroy(e);
+  QueuePtr q{rd_kafka_queue_new(h)};
+  rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
+  rd_kafka_ListConsumerGroupOffsets_destroy(req);
+  auto ev = await_event(q.get(), timeout_ms, what, brokers);
+  if (!ev) return std::unexpected(ev.error());
+  size_t cnt = 0;
+  const rd_kafka_group_result_t** groups =
+      rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev->get()), &cnt);
+  auto g = only_group(groups, cnt, group);
+  if (!g) return std::unexpected(g.error());
+  const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(*g);
+  return GroupOffsets{std::move(*ev), parts};
+}
+
 }  // namespace
 
 std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool allow_offset) {
@@ -215,24 +252,11 @@ std::expected<std::vector<ChannelOffsets>, Error> OffsetsClient::list_offsets(st
 std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(const std::string& group,
                                                                             std::span<const ChannelRef> channels,
                                                                             bool require_stable) {
-  rd_kafka_t* h = committed_.get();
   ListPtr list = make_list(channels, RD_KAFKA_OFFSET_INVALID);
-  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list.get());
-  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
-  if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), require_stable ? 1 : 0)) rd_kafka_error_destroy(e);
-  QueuePtr q{rd_kafka_queue_new(h)};
-  rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
-  rd_kafka_ListConsumerGroupOffsets_destroy(req);
-  auto ev = await_event(q.get(), timeout_ms_, fmt::format("reading the committed offsets of group '{}'", group), brokers_);
-  if (!ev) return std::unexpected(ev.error());
-  const auto* res = rd_kafka_event_ListConsumerGroupOffsets_result(ev->get());
-  size_t cnt = 0;
-  const rd_kafka_group_result_t** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(res, &cnt);
-  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
-  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
-    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
-  }
-  const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[0]);
+  auto answer = list_group_offsets(committed_.get(), group, list.get(), require_stable, timeout_ms_,
+                                   fmt::format("reading the committed offsets of group '{}'", group), brokers_);
+  if (!answer) return std::unexpected(answer.error());
+  const rd_kafka_topic_partition_list_t* parts = answer->parts;
   std::vector<CommittedOffset> out;
   for (const auto& c : channels) {
     CommittedOffset co;
@@ -254,24 +278,12 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
 }
 
 std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(const std::string& group) {
-  rd_kafka_t* h = committed_.get();
   // No partition list: the broker answers with every partition the group has committed.
-  rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), nullptr);
-  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms_);
-  QueuePtr q{rd_kafka_queue_new(h)};
-  rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
-  rd_kafka_ListConsumerGroupOffsets_destroy(req);
-  auto ev = await_event(q.get(), timeout_ms_, fmt::format("listing the committed topics of group '{}'", group), brokers_);
-  if (!ev) return std::unexpected(ev.error());
-  const auto* res = rd_kafka_event_ListConsumerGroupOffsets_result(ev->get());
-  size_t cnt = 0;
-  const rd_kafka_group_result_t** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(res, &cnt);
-  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
-  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
-    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
-  }
+  auto answer = list_group_offsets(committed_.get(), group, nullptr, false, timeout_ms_,
+                                   fmt::format("listing the committed topics of group '{}'", group), brokers_);
+  if (!answer) return std::unexpected(answer.error());
   std::vector<std::string> topics;
-  if (const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(groups[0])) {
+  if (const rd_kafka_topic_partition_list_t* parts = answer->parts) {
     for (int i = 0; i < parts->cnt; ++i) {
       if (parts->elems[i].offset >= 0 || parts->elems[i].err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
         topics.emplace_back(parts->elems[i].topic);
@@ -347,11 +359,9 @@ std::expected<void, Error> OffsetsClient::alter_committed(const std::string& gro
   const auto* res = rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get());
   size_t cnt = 0;
   const rd_kafka_group_result_t** groups = rd_kafka_AlterConsumerGroupOffsets_result_groups(res, &cnt);
-  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
-  if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
-    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
-  }
-  if (const auto* parts = rd_kafka_group_result_partitions(groups[0])) {
+  auto g = only_group(groups, cnt, group);
+  if (!g) return std::unexpected(g.error());
+  if (const auto* parts = rd_kafka_group_result_partitions(*g)) {
     for (int i = 0; i < parts->cnt; ++i) {
       if (parts->elems[i].err) {
         return std::unexpected(runtime_error(fmt::format("group '{}': cannot write the committed offset of {}/{}: {}",
