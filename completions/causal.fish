@@ -13,7 +13,7 @@ complete -c causal -n '__fish_seen_subcommand_from tail' -s h -l help -d 'Print 
 complete -c causal -n '__fish_seen_subcommand_from tail' -s b -l brokers -x -d 'Bootstrap brokers HOST:PORT[,...] (default: $CAUSAL_BROKERS)'
 complete -c causal -n '__fish_seen_subcommand_from tail' -s X -x -d 'librdkafka property key=value (repeatable)'
 complete -c causal -n '__fish_seen_subcommand_from tail' -s F -r -F -d 'Read librdkafka properties (key=value lines) from FILE'
-complete -c causal -n '__fish_seen_subcommand_from tail' -l from -x -d 'Start position: beginning|end|lso|committed|OFFSET|-N, for every channel, or per topic or channel as TOPIC[/P]=POS (repeatable; the most specific wins). Default: beginning, or committed with --group'
+complete -c causal -n '__fish_seen_subcommand_from tail' -l from -x -d 'Start position: beginning|end|lso|committed|OFFSET|-N, for every channel, or per topic or channel as TOPIC[/P]=POS (repeatable, one value per use; the most specific wins). Default: beginning, or committed with --group'
 complete -c causal -n '__fish_seen_subcommand_from tail' -s g -l group -x -d 'Start from this group'\''s committed offsets, read without joining the group; never commits'
 complete -c causal -n '__fish_seen_subcommand_from tail' -s e -l exit-at-end -d 'Exit once every partition is caught up to its last stable offset and nothing deliverable remains'
 complete -c causal -n '__fish_seen_subcommand_from tail' -s c -l count -x -d 'Exit after printing N records'

@@ -261,7 +261,7 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   causal baseline orders payments                  # LSO baselines of every partition
   causal baseline orders --format csv > plan.csv   # for kafka-consumer-groups --from-file
   causal baseline orders --group billing           # the plan beside billing's committed offsets
-  causal baseline orders --group billing --apply   # write it (the group must have no members)
+  causal baseline orders --group billing-v2 --apply   # start a new group there (no members yet)
   causal baseline --group billing --apply orders/3@1041   # rewind one channel (an explain remedy)
   causal baseline --group billing --apply --allow-skip orders/3@1100   # move forward, skipping records
 Exit status: 0 ok, 1 Kafka failure, unknown topic or refusal (active members), 2 usage.)");

@@ -5,6 +5,7 @@
 //                           records on them (below); fails if orders exists already
 //   example_world freeze    (re)writes group billing's committed offsets so that billing is
 //                           stuck on a frozen sequence claim whose send is orders/3@1041
+//   example_world forget G  deletes group G: an example that starts a new group finds it new
 //
 // The records:
 //   orders/0..2   20 records each, stamped with origin loader-<p>:<n>
@@ -22,6 +23,7 @@
 // exception's message and exit 1.
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,32 @@ void create() {
   producer.send("shipments", {{"shipment 1", 0}, {"shipment 2", 0}, {"shipment 3", 0}});
 }
 
+// Deletes `group` (its committed offsets with it), so that an example that starts a new group
+// finds it new however often the world has run such examples before. A group that does not
+// exist is fine.
+void forget(const std::string& group) {
+  t::HandlePtr rk = t::make_handle(RD_KAFKA_PRODUCER);
+  rd_kafka_queue_t* q = rd_kafka_queue_new(rk.get());
+  rd_kafka_DeleteGroup_t* del = rd_kafka_DeleteGroup_new(group.c_str());
+  rd_kafka_DeleteGroups(rk.get(), &del, 1, nullptr, q);
+  rd_kafka_DeleteGroup_destroy(del);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30'000);
+  std::string err;
+  if (!ev) {
+    err = "no answer to DeleteGroups within 30 s";
+  } else if (rd_kafka_event_error(ev)) {
+    err = rd_kafka_event_error_string(ev);
+  } else {
+    size_t n = 0;
+    const rd_kafka_group_result_t** r = rd_kafka_DeleteGroups_result_groups(rd_kafka_event_DeleteGroups_result(ev), &n);
+    const rd_kafka_error_t* e = n == 1 ? rd_kafka_group_result_error(r[0]) : nullptr;
+    if (e && rd_kafka_error_code(e) != RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) err = rd_kafka_error_string(e);
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  if (!err.empty()) throw std::runtime_error("delete group " + group + ": " + err);
+}
+
 void freeze() {
   t::commit_offsets("billing", "orders", {{0, 20}, {1, 20}, {2, 20}, {3, 1100}});
   t::commit_offsets("billing", "payments", {{0, 0}});
@@ -92,8 +120,10 @@ int main(int argc, char** argv) {
       create();
     } else if (what == "freeze") {
       freeze();
+    } else if (what == "forget" && argc > 2) {
+      forget(argv[2]);
     } else {
-      std::fprintf(stderr, "usage: example_world create|freeze\n");
+      std::fprintf(stderr, "usage: example_world create|freeze|forget GROUP\n");
       return 2;
     }
     return 0;
