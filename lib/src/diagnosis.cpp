@@ -498,13 +498,14 @@ class Diagnoser {
       return r.verdict == Verdict::frozen_seq_claim || r.verdict == Verdict::suspected_frozen_seq_claim;
     });
     if (frozen) {
+      // Every topic of the scope: a joiner of this node consumes them all, and a baseline
+      // written for the frozen claim's topic alone would leave the others at the group's
+      // default start.
       std::vector<std::string> topics;
-      for (const auto& r : out_.roots) {
-        if ((r.verdict == Verdict::frozen_seq_claim || r.verdict == Verdict::suspected_frozen_seq_claim) &&
-            std::find(topics.begin(), topics.end(), r.claim.topic) == topics.end()) {
-          topics.push_back(r.claim.topic);
-        }
+      for (const auto& ch : snap_.channels) {
+        if (std::find(topics.begin(), topics.end(), ch.topic) == topics.end()) topics.push_back(ch.topic);
       }
+      std::sort(topics.begin(), topics.end());
       std::string list;
       for (const auto& t : topics) list += " " + t;
       out_.advice.push_back(fmt::format(

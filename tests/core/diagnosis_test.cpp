@@ -221,7 +221,8 @@ TEST_CASE("a sequence claim located below the baseline is frozen - the remedy re
   REQUIRE(r.remedy);
   CHECK(*r.remedy == "causal baseline --group joiners --apply a/0@2");
   REQUIRE_FALSE(d.advice.empty());
-  CHECK(d.advice[0].find("causal baseline a") != std::string::npos);
+  // Every topic of the scope, not only the frozen claim's: a joiner consumes them all.
+  CHECK(d.advice[0].find("causal baseline a c --group <NEW-GROUP> --apply") != std::string::npos);
   auto j = to_json(d);
   CHECK(j["roots"][0]["verdict"] == "frozen_seq_claim");
   CHECK(j["roots"][0]["remedy"] == "causal baseline --group joiners --apply a/0@2");
