@@ -154,14 +154,20 @@ class Diagnoser {
     return std::find(facts_.left_out_topics.begin(), facts_.left_out_topics.end(), topic) !=
            facts_.left_out_topics.end();
   }
+  // The distinct topics of the scope, sorted.
+  std::vector<std::string> scope_topics() const {
+    std::vector<std::string> topics;
+    for (const auto& ch : snap_.channels) topics.push_back(ch.topic);
+    std::sort(topics.begin(), topics.end());
+    topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+    return topics;
+  }
+  // "--topic A --topic B": the scope as explain's options.
   std::string scope_args() const {
     if (facts_.scope_args) return *facts_.scope_args;
     std::string out;
-    for (const auto& c : snap_.channels) {
-      std::string arg = " --topic " + c.topic;
-      if (out.find(arg + " ") == std::string::npos && !out.ends_with(arg)) out += arg;
-    }
-    return out.empty() ? out : out.substr(1);
+    for (const auto& t : scope_topics()) out += (out.empty() ? "--topic " : " --topic ") + t;
+    return out;
   }
 
   // The head's claims on channels outside the scope, read from its clock: the gate's
@@ -501,13 +507,8 @@ class Diagnoser {
       // Every topic of the scope: a joiner of this node consumes them all, and a baseline
       // written for the frozen claim's topic alone would leave the others at the group's
       // default start.
-      std::vector<std::string> topics;
-      for (const auto& ch : snap_.channels) {
-        if (std::find(topics.begin(), topics.end(), ch.topic) == topics.end()) topics.push_back(ch.topic);
-      }
-      std::sort(topics.begin(), topics.end());
       std::string list;
-      for (const auto& t : topics) list += " " + t;
+      for (const auto& t : scope_topics()) list += " " + t;
       out_.advice.push_back(fmt::format(
           "Late joiners still to start: baseline them at the last stable offset, not the log end: causal baseline{} "
           "--group <NEW-GROUP> --apply",
