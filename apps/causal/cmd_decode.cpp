@@ -41,6 +41,7 @@ enum class Input { base64, hex, raw };
 struct DecodeOptions {
   std::vector<std::string> sources;  // topic/partition@offset or @A..B (Kafka)
   Input input = Input::base64;
+  bool input_given = false;  // --input was on the command line (it names stdin's form)
   bool kcat = false;
   bool validate = false;
   Format format = Format::jsonl;
@@ -655,6 +656,9 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
 
 Outcome run_decode(const DecodeOptions& o) {
   if (!o.sources.empty() && o.kcat) return std::unexpected(usage_error("--kcat reads stdin: give no topic/partition@offset"));
+  if (!o.sources.empty() && o.input_given) {
+    return std::unexpected(usage_error("--input says how stdin holds headers: give no topic/partition@offset with it"));
+  }
   std::vector<KafkaSource> sources;
   for (const auto& s : o.sources) {
     auto k = parse_source(s);
@@ -687,7 +691,7 @@ void setup_decode(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<DecodeOptions>();
   sub.add_option("source", o->sources,
                  "Kafka records to decode: topic/partition@offset, topic/partition@A..B (inclusive) or @A.. (to the end)");
-  sub.add_option("--input", o->input, "How stdin holds headers: base64 (one per line), hex (one per line), raw (all of stdin is one header)")
+  auto* input = sub.add_option("--input", o->input, "How stdin holds headers: base64 (one per line), hex (one per line), raw (all of stdin is one header)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, Input>{{"base64", Input::base64}, {"hex", Input::hex}, {"raw", Input::raw}},
                                           CLI::ignore_case))
       ->default_str("base64");
@@ -713,7 +717,10 @@ header, 65536 bytes, with room for whitespace), raw input of 65536 bytes, a --kc
 64 MiB; anything longer is refused unread, with exit 3 and its line number.
 Exit status: 0 ok, 1 Kafka failure, unreadable stdin, unwritable stdout or out of memory,
 2 usage, 3 malformed header or over-long input.)EX");
-  sub.callback([o, &result] { result = run_decode(*o); });
+  sub.callback([o, input, &result] {
+    o->input_given = input->count() > 0;
+    result = run_decode(*o);
+  });
 }
 
 }  // namespace causal::cli

@@ -42,7 +42,8 @@ void setup_demo(CLI::App& sub, Outcome& result) {
   // o->format before this subcommand's callback ran (CLI11 2.1.2); converted in the callback.
   sub.add_option("--format", o->format_text, "Output format: text|jsonl (default text)")
       ->check(CLI::IsMember({"text", "jsonl"}));
-  sub.add_option("--pace-ms", o->pace_ms, "Pause this long between appends (to watch it happen)");
+  sub.add_option("--pace-ms", o->pace_ms, "Pause this long between appends (to watch it happen)")
+      ->check(whole_number(0));
   sub.footer(R"(Examples:
   causal demo
   causal demo --pace-ms 700

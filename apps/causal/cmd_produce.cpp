@@ -42,14 +42,18 @@ void setup_produce(CLI::App& sub, Outcome& result) {
   sub.add_option("--input", o->input, "Input format: jsonl (one object per line) or text (one value per line)")
       ->check(CLI::IsMember({"jsonl", "text"}));
   sub.add_option("--transactional-id", o->transactional_id, "Produce in transactions with this transactional.id");
-  sub.add_option("--commit-every", o->commit_every, "End the transaction after every N records (default: one for all)");
+  sub.add_option("--commit-every", o->commit_every, "End the transaction after every N records (default: one for all)")
+      ->check(whole_number(1));
   sub.add_flag("--abort", o->abort, "End every transaction with an abort instead of a commit");
   sub.add_flag("--sync", o->sync,
                "Wait for each record's delivery report before the next, so that every record claims all earlier "
                "ones by offset (idempotent mode orders sends only through acknowledgements)");
-  sub.add_flag("--no-stamp", o->no_stamp, "Produce plain records without a causal.clock header");
-  sub.add_option("--sender", o->sender, "Exact sender identity (default: PREFIX-<random hex>, fresh per run)");
-  sub.add_option("--sender-prefix", o->sender_prefix, "Prefix of the generated sender identity");
+  auto* no_stamp = sub.add_flag("--no-stamp", o->no_stamp, "Produce plain records without a causal.clock header");
+  auto* sender = sub.add_option("--sender", o->sender, "Exact sender identity (default: PREFIX-<random hex>, fresh per run)")
+                     ->excludes(no_stamp);
+  sub.add_option("--sender-prefix", o->sender_prefix, "Prefix of the generated sender identity")
+      ->excludes(sender)
+      ->excludes(no_stamp);
   sub.add_option("--report", o->report, "Print one line per delivered record on stdout: jsonl")
       ->check(CLI::IsMember({"jsonl"}));
   sub.footer(R"(Input (--input jsonl), one object per line; every field optional:

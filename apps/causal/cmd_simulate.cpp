@@ -91,6 +91,13 @@ Outcome run_scenario(const SimulateOptions& o) {
 }
 
 Outcome run_simulate(const SimulateOptions& o) {
+  // --trace prints one world step by step: it needs that one world, and text.
+  if (o.trace && !o.seed && o.scenario.empty()) {
+    return std::unexpected(usage_error("--trace prints one world: give --seed N or --scenario NAME"));
+  }
+  if (o.trace && o.format == Format::json) {
+    return std::unexpected(usage_error("--trace prints text: it excludes --format json"));
+  }
   if (!o.scenario.empty()) return run_scenario(o);
   sim::Knobs knobs;
   knobs.channels = o.channels;
@@ -176,8 +183,10 @@ Outcome run_simulate(const SimulateOptions& o) {
 
 void setup_simulate(CLI::App& sub, Outcome& result) {
   auto opts = std::make_shared<SimulateOptions>();
-  sub.add_option("--seeds", opts->seeds, "Sweep the worlds of seeds A..B (inclusive)")->default_str("1..10000");
-  sub.add_option("--seed", opts->seed, "Run the single world of seed N (add --trace to see every step)");
+  auto* seeds = sub.add_option("--seeds", opts->seeds, "Sweep the worlds of seeds A..B (inclusive)")->default_str("1..10000");
+  auto* seed = sub.add_option("--seed", opts->seed, "Run the single world of seed N (add --trace to see every step)")
+                   ->check(whole_number(0))
+                   ->excludes(seeds);
   sub.add_flag("--trace", opts->trace, "With --seed or --scenario: print the world step by step");
   add_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
   sub.add_option("--channels", opts->channels, "Channels per world (1..64; default: drawn from the seed)")
@@ -194,12 +203,15 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   sub.add_flag("--stateful-restarts", opts->stateful_restarts,
                "Truth mode: a restarted node inherits what it had committed (not promised by the "
                "protocol; measures the gap, see docs/verification.md)");
-  sub.add_option("--step-budget", opts->step_budget, "Steps a world may take to drain (default 400000)");
+  sub.add_option("--step-budget", opts->step_budget, "Steps a world may take to drain (default 400000)")
+      ->check(whole_number(1));
   sub.add_flag("--stop-at-first", opts->stop_at_first, "Stop the sweep at the first failing world");
   sub.add_option("--scenario", opts->scenario,
                  "Run a fixed world instead: late-joiner (the liveness page's scenario; "
                  "with --no-lookups the at-log-end joiner stays held) or restored-lookup "
-                 "(a node restored from committed state must still ask for lookups)");
+                 "(a node restored from committed state must still ask for lookups)")
+      ->excludes(seed)
+      ->excludes(seeds);
   sub.footer(
       "Examples:\n"
       "  causal simulate                                 # the standard sweep (seeds 1..10000)\n"

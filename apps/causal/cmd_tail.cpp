@@ -49,7 +49,8 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                  "Start from this group's committed offsets, read without joining the group; never commits");
   sub.add_flag("-e,--exit-at-end", o->exit_at_end,
                "Exit once every partition is caught up to its last stable offset and nothing deliverable remains");
-  sub.add_option("-c,--count", o->count, "Exit after printing N records");
+  sub.add_option("-c,--count", o->count, "Exit after printing N records")
+      ->check(whole_number(1));
   sub.add_flag("--show-held", o->show_held, "Also print hold, release and lookup events as their own lines");
   // A plain string option: with the shared add_format_option the parsed value did not reach
   // o->format before this subcommand's callback ran (CLI11 2.1.2); converted in the callback.

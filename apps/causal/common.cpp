@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -53,5 +55,19 @@ bool use_colour(int fd) {
 }
 
 bool show_progress() { return isatty(STDERR_FILENO); }
+
+CLI::Validator whole_number(std::uint64_t min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        const char* end = text.data() + text.size();
+        auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || text.front() == '-' || text.front() == '+' || ec != std::errc() || p != end || v < min) {
+          return "'" + text + "' is not a whole number of at least " + std::to_string(min);
+        }
+        return {};
+      },
+      "N>=" + std::to_string(min));
+}
 
 }  // namespace causal::cli

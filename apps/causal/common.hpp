@@ -31,4 +31,9 @@ bool use_colour(int fd);
 // True when progress may be shown (stderr is a TTY).
 bool show_progress();
 
+// A CLI11 check that the option's text is a whole number of at least `min`, written in
+// decimal digits: checked as text, so that -1 never reaches an unsigned option as 2^64-1,
+// and with a message that says what is expected rather than a floating-point range.
+CLI::Validator whole_number(std::uint64_t min);
+
 }  // namespace causal::cli
