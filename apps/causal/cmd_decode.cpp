@@ -691,16 +691,16 @@ void setup_decode(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<DecodeOptions>();
   sub.add_option("source", o->sources,
                  "Kafka records to decode: topic/partition@offset, topic/partition@A..B (inclusive) or @A.. (to the end)");
-  auto* input = sub.add_option("--input", o->input, "How stdin holds headers: base64 (one per line), hex (one per line), raw (all of stdin is one header)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, Input>{{"base64", Input::base64}, {"hex", Input::hex}, {"raw", Input::raw}},
-                                          CLI::ignore_case))
-      ->default_str("base64");
+  auto* input = add_choice_option(sub, "--input", "INPUT", o->input,
+                                  {{"base64", Input::base64}, {"hex", Input::hex}, {"raw", Input::raw}}, Input::base64,
+                                  "How stdin holds headers: base64 (one per line), hex (one per line), raw (all of "
+                                  "stdin is one header)");
   sub.add_flag("--kcat", o->kcat, "Stdin is `kcat -J` output: decode each record's causal.clock header");
   sub.add_flag("--validate", o->validate, "Only check: print nothing, exit 3 at the first malformed header");
   add_format_option(sub, o->format, {Format::jsonl, Format::json, Format::text}, Format::jsonl);
   sub.add_option("--timeout", o->timeout_ms, "Kafka: give up after this many ms without reaching the record(s)")
       ->default_val(10000)
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1));
   add_kafka_options(sub, o->kafka);
   sub.footer(R"EX(Examples:
   causal encode 'orders/3@1041' | causal decode

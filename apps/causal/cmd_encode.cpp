@@ -140,7 +140,7 @@ std::expected<Clock, std::string> parse_clock(std::string_view text, InputForm f
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return std::unexpected(fmt::format("not JSON: {}", e.what()));
+    return std::unexpected(fmt::format("not JSON: {}", json_error_text(e.what())));
   }
   auto c = clock_from_json(j, names);
   if (!c) return std::unexpected(c.error().message);
@@ -208,16 +208,11 @@ Outcome run_encode(const EncodeOptions& o) {
 void setup_encode(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<EncodeOptions>();
   sub.add_option("clock", o->clock, "The clock, as JSON or text tokens (default: one clock per stdin line)");
-  sub.add_option("--input", o->input, "Clock syntax: any (JSON when it starts with '{'), json, text")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, InputForm>{{"any", InputForm::any}, {"json", InputForm::json}, {"text", InputForm::text}},
-          CLI::ignore_case))
-      ->default_str("any");
-  sub.add_option("--output", o->output, "Header bytes as base64 (default), hex, or raw (one clock only)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Output>{{"base64", Output::base64}, {"hex", Output::hex}, {"raw", Output::raw}},
-          CLI::ignore_case))
-      ->default_str("base64");
+  add_choice_option(sub, "--input", "SYNTAX", o->input,
+                    {{"any", InputForm::any}, {"json", InputForm::json}, {"text", InputForm::text}}, InputForm::any,
+                    "Clock syntax: any (JSON when it starts with '{'), json, text");
+  add_choice_option(sub, "--output", "OUTPUT", o->output, {{"base64", Output::base64}, {"hex", Output::hex}, {"raw", Output::raw}},
+                    Output::base64, "Header bytes as base64, hex, or raw (one clock only)");
   sub.footer(R"EX(Text form tokens: origin=SENDER:SEQ  TOPIC/PARTITION@OFFSET  TOPIC/PARTITION#SENDER:SEQ
 
 Examples:

@@ -109,7 +109,7 @@ std::expected<Parsed, std::string> parse_jsonl(const std::string& line, Names& n
   try {
     j = nlohmann::json::parse(line);
   } catch (const nlohmann::json::exception& e) {
-    return std::unexpected(std::string("not JSON: ") + e.what());
+    return std::unexpected("not JSON: " + json_error_text(e.what()));
   }
   if (!j.is_object()) return std::unexpected("expected a JSON object");
   static const std::set<std::string> known = {"key",   "value",      "headers",   "partition",    "topic",

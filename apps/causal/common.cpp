@@ -70,4 +70,11 @@ CLI::Validator whole_number(std::uint64_t min) {
       "N>=" + std::to_string(min));
 }
 
+std::string json_error_text(const std::string& what) {
+  if (what.starts_with("[json.exception.")) {
+    if (auto end = what.find("] "); end != std::string::npos) return what.substr(end + 2);
+  }
+  return what;
+}
+
 }  // namespace causal::cli

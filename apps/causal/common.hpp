@@ -36,4 +36,34 @@ bool show_progress();
 // and with a message that says what is expected rather than a floating-point range.
 CLI::Validator whole_number(std::uint64_t min);
 
+// An option NAME whose value is one of `choices` (case-insensitive), stored in `var` as its
+// enum value; shown in --help as NAME TYPE:{a,b,c} with the default named. Only the names
+// are accepted (not the enum's numbers), and `var` holds `deflt` until the option is given.
+template <class E>
+CLI::Option* add_choice_option(CLI::App& sub, const std::string& name, const std::string& type_name, E& var,
+                               std::vector<std::pair<std::string, E>> choices, E deflt, const std::string& help) {
+  var = deflt;
+  std::vector<std::string> names;
+  std::string deflt_name;
+  for (const auto& [n, e] : choices) {
+    names.push_back(n);
+    if (e == deflt) deflt_name = n;
+  }
+  return sub
+      .add_option_function<std::string>(
+          name,
+          [&var, choices](const std::string& v) {
+            for (const auto& [n, e] : choices) {
+              if (v == n) var = e;
+            }
+          },
+          help + " (default " + deflt_name + ")")
+      ->check(CLI::IsMember(names, CLI::ignore_case))  // its "{a,b}" is what completions offer
+      ->type_name(type_name);
+}
+
+// An exception's text from nlohmann/json without its "[json.exception.parse_error.101] "
+// prefix, which means nothing to a user.
+std::string json_error_text(const std::string& what);
+
 }  // namespace causal::cli

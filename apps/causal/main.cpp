@@ -17,6 +17,7 @@
 
 #include "output.hpp"
 #include "subcommands.hpp"
+#include "usage.hpp"
 
 namespace {
 
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   std::cin.exceptions(std::ios::badbit);
 
   CLI::App app{"causal: causal delivery over Apache Kafka, made visible and debuggable", "causal"};
-  app.set_version_flag("--version", "causal " CAUSAL_VERSION);
+  app.set_version_flag("-V,--version", "causal " CAUSAL_VERSION);  // -V as kcat has it
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 undecodable causal.clock header,\n"
@@ -56,10 +57,20 @@ int main(int argc, char** argv) {
   int rc = 0;
   std::optional<std::string> thrown;
   try {
-    app.parse(argc, argv);
+    if (auto handled = handle_first_word(app, argc, argv)) {
+      rc = *handled;  // `causal help [SUB]`, or an unknown subcommand (usage.hpp)
+    } else {
+      app.parse(argc, argv);
+    }
   } catch (const CLI::ParseError& e) {
-    // CLI11 prints help/version itself with exit 0; parse errors exit 2.
-    rc = app.exit(e) == 0 ? 0 : static_cast<int>(Errc::usage);
+    // Help and --version: CLI11 prints them, exit 0. Any other parse error is one line
+    // with the prefix every error has, exit 2.
+    if (e.get_exit_code() == 0) {
+      rc = app.exit(e);
+    } else {
+      rc = static_cast<int>(Errc::usage);
+      thrown = parse_error_line(app, e);
+    }
   } catch (const std::bad_alloc&) {
     rc = static_cast<int>(Errc::runtime);
     thrown = "out of memory (an allocation failed; give the command less input, or more memory)";

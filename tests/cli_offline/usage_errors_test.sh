@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Out-of-range values and options that exclude each other are usage errors: exit 2 with a
-# message naming the option, before any work starts (issue 16, item 5). Each case would have
-# run on 59c46c5: -1 wrapped to 2^64-1, 0 accepted, or one of two options silently dropped.
+# Usage errors are exit 2 with ONE line on stderr that starts with "causal: " and names what
+# is wrong, before any work starts (issue 16, items 3 to 5): out-of-range values and options
+# that exclude each other (on 59c46c5 they ran: -1 wrapped to 2^64-1, 0 accepted, or one of
+# two options silently dropped), enum values given as numbers, unknown subcommands (with the
+# nearest one) and options, and parse errors, whose text no longer shows parser internals.
 # None of these needs a broker: the options are checked before any connection is made.
 # Usage: usage_errors_test.sh CAUSAL_BINARY
 set -uo pipefail
@@ -25,6 +27,11 @@ usage() {
     echo "FAIL causal $*: stderr does not name '$word':"
     sed 's/^/  stderr: /' "$TMP/err" | head -3
     fails=$((fails + 1))
+  elif [[ $(wc -l <"$TMP/err") != 1 || $(head -c 8 "$TMP/err") != "causal: " ]] ||
+    grep -qE '179769|json\.exception|ENUM|->[0-9]' "$TMP/err"; then
+    echo "FAIL causal $*: not one clean 'causal: ' line:"
+    sed 's/^/  stderr: /' "$TMP/err" | head -3
+    fails=$((fails + 1))
   else
     passes=$((passes + 1))
   fi
@@ -45,6 +52,34 @@ usage --sender produce -b 127.0.0.1:1 --sender x --sender-prefix y orders
 usage --no-stamp produce -b 127.0.0.1:1 --no-stamp --sender x orders
 usage --no-stamp produce -b 127.0.0.1:1 --no-stamp --sender-prefix y orders
 usage --input decode -b 127.0.0.1:1 orders/0@1 --input hex
+
+usage --input encode --input 1 orders/0@1
+usage --output encode --output 2 orders/0@1
+usage --timeout decode -b 127.0.0.1:1 --timeout 0 orders/0@1
+usage "not JSON" encode '{bad'
+usage "channels is required" tail
+usage "'abc'" tail --count abc orders
+usage "unknown subcommand 'tai'; did you mean 'causal tail'" tai orders
+usage "did you mean 'causal --version'" version
+usage "unknown option '--bogus'" --bogus
+usage "a subcommand is required" 
+usage "no subcommand 'nosuch'" help nosuch
+
+# help, -V and names in any case work.
+expect_out() {  # expect_out TEXT ARGS...: exit 0 and stdout contains TEXT
+  local text=$1
+  shift
+  if timeout 10 "$CAUSAL" "$@" </dev/null 2>"$TMP/err" | grep -qF -- "$text"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL causal $*: exit non-zero or stdout lacks '$text': $(cat "$TMP/err")"
+    fails=$((fails + 1))
+  fi
+}
+expect_out "Subcommands:" help
+expect_out "--exit-at-end" help tail
+expect_out "causal 0." -V
+expect_out "AQA=" encode --input JSON '{}'
 
 # The same options within range still run (no broker needed for these).
 if ! timeout 60 "$CAUSAL" simulate --seed 0 >/dev/null 2>"$TMP/err"; then

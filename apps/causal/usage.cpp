@@ -1,0 +1,101 @@
+#include "usage.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include <fmt/core.h>
+
+namespace causal::cli {
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The subcommand the parse had reached, for "see causal SUB --help".
+std::string help_command(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) return fmt::format("causal {} --help", sub->get_name());
+  return "causal --help";
+}
+
+}  // namespace
+
+std::optional<std::string> nearest_subcommand(const CLI::App& app, const std::string& word) {
+  std::optional<std::string> best;
+  std::size_t best_d = 3;  // further than 2 edits is not a typo
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    const std::string& name = sub->get_name();
+    const std::size_t d = name.starts_with(word) && word.size() >= 2 ? 1 : edit_distance(word, name);
+    if (d < best_d) {
+      best_d = d;
+      best = name;
+    }
+  }
+  return best;
+}
+
+std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string word = argv[1];
+  if (word.empty()) return std::nullopt;
+  if (word.front() == '-') {
+    // causal itself takes only these; every other option belongs to a subcommand.
+    if (word == "-h" || word == "--help" || word == "-V" || word == "--version") return std::nullopt;
+    std::fprintf(stderr, "causal: unknown option '%s' before the subcommand (causal --help lists them)\n",
+                 word.c_str());
+    return 2;
+  }
+  if (word == "help") {
+    if (argc == 2) {
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
+    const std::string topic = argv[2];
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == topic) {
+        std::fputs(sub->help().c_str(), stdout);
+        return 0;
+      }
+    }
+    auto near = nearest_subcommand(app, topic);
+    std::fprintf(stderr, "causal: help: no subcommand '%s'%s (causal --help lists them)\n", topic.c_str(),
+                 near ? fmt::format("; did you mean '{}'?", *near).c_str() : "");
+    return 2;
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_name() == word) return std::nullopt;
+  }
+  std::string hint;
+  if (word == "version") {
+    hint = "; did you mean 'causal --version'?";
+  } else if (auto near = nearest_subcommand(app, word)) {
+    hint = fmt::format("; did you mean 'causal {}'?", *near);
+  }
+  std::fprintf(stderr, "causal: unknown subcommand '%s'%s (causal --help lists them)\n", word.c_str(), hint.c_str());
+  return 2;
+}
+
+std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
+  std::string what = e.what();
+  if (e.get_name() == "RequiredError" && what == "A subcommand is required") {
+    return "a subcommand is required: causal SUBCOMMAND [OPTIONS] (causal --help lists them)";
+  }
+  if (!what.empty()) what.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(what.front())));
+  return fmt::format("{} (see {})", what, help_command(app));
+}
+
+}  // namespace causal::cli
