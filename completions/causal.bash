@@ -22,12 +22,12 @@ _causal() {
       case $prev in
         --input) COMPREPLY=($(compgen -W 'base64 hex raw' -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W 'json jsonl text' -- "$cur")); return ;;
-        --timeout) return ;;
+        --timeout-ms|--timeout) return ;;
         -b|--brokers) return ;;
         -X) return ;;
         -F) COMPREPLY=($(compgen -f -- "$cur")); return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help --input --kcat --validate --format --timeout -b --brokers -X -F' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help --input --kcat --validate --format --timeout-ms --timeout -b --brokers -X -F' -- "$cur")) ;;
     encode)
       case $prev in
         --input) COMPREPLY=($(compgen -W 'any json text' -- "$cur")); return ;;

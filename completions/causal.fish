@@ -27,7 +27,7 @@ complete -c causal -n '__fish_seen_subcommand_from decode' -l input -x -a 'base6
 complete -c causal -n '__fish_seen_subcommand_from decode' -l kcat -d 'Stdin is `kcat -J` output: decode each record'\''s causal.clock header'
 complete -c causal -n '__fish_seen_subcommand_from decode' -l validate -d 'Only check: print nothing, exit 3 at the first malformed header'
 complete -c causal -n '__fish_seen_subcommand_from decode' -l format -x -a 'json jsonl text' -d 'Output format: jsonl|json|text (default jsonl)'
-complete -c causal -n '__fish_seen_subcommand_from decode' -l timeout -x -d 'Kafka: give up after this many ms without reaching the record(s)'
+complete -c causal -n '__fish_seen_subcommand_from decode' -l timeout-ms -l timeout -x -d 'Kafka: give up after this many ms without reaching the record(s)'
 complete -c causal -n '__fish_seen_subcommand_from decode' -s b -l brokers -x -d 'Bootstrap brokers HOST:PORT[,...] (default: $CAUSAL_BROKERS)'
 complete -c causal -n '__fish_seen_subcommand_from decode' -s X -x -d 'librdkafka property key=value (repeatable)'
 complete -c causal -n '__fish_seen_subcommand_from decode' -s F -r -F -d 'Read librdkafka properties (key=value lines) from FILE'

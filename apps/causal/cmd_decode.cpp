@@ -584,7 +584,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   while (!g_stop && !output::failed()) {  // a failed write stops the run (output.hpp)
     if (std::chrono::steady_clock::now() > deadline) {
       result = std::unexpected(runtime_error(fmt::format(
-          "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout raises the wait)", where,
+          "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout-ms raises the wait)", where,
           seen_any ? "end of the range" : "record", o.timeout_ms, kafka::brokers_in_effect(o.kafka),
           kafka::brokers_in_effect(o.kafka))));
       break;
@@ -698,7 +698,8 @@ void setup_decode(CLI::App& sub, Outcome& result) {
   sub.add_flag("--kcat", o->kcat, "Stdin is `kcat -J` output: decode each record's causal.clock header");
   sub.add_flag("--validate", o->validate, "Only check: print nothing, exit 3 at the first malformed header");
   add_format_option(sub, o->format, {Format::jsonl, Format::json, Format::text}, Format::jsonl);
-  sub.add_option("--timeout", o->timeout_ms, "Kafka: give up after this many ms without reaching the record(s)")
+  // --timeout-ms as explain and baseline spell it; --timeout, its first name, still works.
+  sub.add_option("--timeout-ms,--timeout", o->timeout_ms, "Kafka: give up after this many ms without reaching the record(s)")
       ->default_val(10000)
       ->check(whole_number(1));
   add_kafka_options(sub, o->kafka);

@@ -55,6 +55,7 @@ usage --input decode -b 127.0.0.1:1 orders/0@1 --input hex
 
 usage --input encode --input 1 orders/0@1
 usage --output encode --output 2 orders/0@1
+usage --timeout decode -b 127.0.0.1:1 --timeout-ms 0 orders/0@1
 usage --timeout decode -b 127.0.0.1:1 --timeout 0 orders/0@1
 usage "not JSON" encode '{bad'
 usage "channels is required" tail

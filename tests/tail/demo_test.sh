@@ -15,4 +15,10 @@ shipment=$(grep -n '^shop/2@0 ' <<<"$out" | cut -d: -f1)
 (( order < payment && payment < shipment )) || { echo "FAIL: printed out of causal order" >&2; exit 1; }
 jsonl="$("$bin" demo --format jsonl)"
 [[ $(grep -c '"event":"hold"' <<<"$jsonl") -ge 3 ]] || { echo "FAIL: expected 3 holds in jsonl" >&2; exit 1; }
+# The README's pipeline, on the output it is shown with: each held record once (hold and
+# release events carry held_ms too, and used to print every record twice), at least one.
+picked="$(jq -c 'select(.event == null and .held_ms > 100) | {topic, partition, offset, released_by}' <<<"$jsonl")"
+[[ -n "$picked" ]] || { echo "FAIL: the README pipeline picked no record from the demo" >&2; exit 1; }
+[[ -z "$(jq -c '{topic, partition, offset}' <<<"$picked" | sort | uniq -d)" ]] ||
+  { echo "FAIL: the README pipeline printed a record twice" >&2; exit 1; }
 echo "demo test: ok"
