@@ -124,6 +124,31 @@ Json explain_json(const std::string& group, const std::vector<std::string>& topi
   return Json::parse(r.out);
 }
 
+// A member that joins `group` (subscribes to `topic`) and stays until closed.
+causal::test::HandlePtr join_group(const std::string& group, const std::string& topic, const std::string& client_id) {
+  auto member = causal::test::make_handle(RD_KAFKA_CONSUMER, {{"group.id", group},
+                                                             {"client.id", client_id},
+                                                             {"enable.auto.commit", "false"},
+                                                             {"auto.offset.reset", "earliest"}});
+  rd_kafka_poll_set_consumer(member.get());
+  rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(sub, topic.c_str(), RD_KAFKA_PARTITION_UA);
+  REQUIRE(rd_kafka_subscribe(member.get(), sub) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  rd_kafka_topic_partition_list_destroy(sub);
+  bool joined = causal::test::eventually(
+      [&] {
+        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(member.get(), 100)) rd_kafka_message_destroy(m);
+        rd_kafka_topic_partition_list_t* a = nullptr;
+        if (rd_kafka_assignment(member.get(), &a) != RD_KAFKA_RESP_ERR_NO_ERROR) return false;
+        bool has = a->cnt > 0;
+        rd_kafka_topic_partition_list_destroy(a);
+        return has;
+      },
+      std::chrono::seconds(30));
+  REQUIRE(joined);
+  return member;
+}
+
 bool tail_available() {
   Run r = causal_cli({"tail", "--help"});
   return r.rc == 0 && r.out.find("--no-lookup") != std::string::npos;
@@ -333,26 +358,7 @@ TEST_CASE("baseline --apply refuses while the group has an active member and cha
   causal::test::commit_offsets(group, T, {{0, 1}});
 
   // A member that joins the group (subscribe) and stays in it.
-  auto member = causal::test::make_handle(RD_KAFKA_CONSUMER, {{"group.id", group},
-                                                             {"client.id", "the-active-member"},
-                                                             {"enable.auto.commit", "false"},
-                                                             {"auto.offset.reset", "earliest"}});
-  rd_kafka_poll_set_consumer(member.get());
-  rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(sub, T.c_str(), RD_KAFKA_PARTITION_UA);
-  REQUIRE(rd_kafka_subscribe(member.get(), sub) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  rd_kafka_topic_partition_list_destroy(sub);
-  bool joined = causal::test::eventually(
-      [&] {
-        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(member.get(), 100)) rd_kafka_message_destroy(m);
-        rd_kafka_topic_partition_list_t* a = nullptr;
-        if (rd_kafka_assignment(member.get(), &a) != RD_KAFKA_RESP_ERR_NO_ERROR) return false;
-        bool has = a->cnt > 0;
-        rd_kafka_topic_partition_list_destroy(a);
-        return has;
-      },
-      std::chrono::seconds(30));
-  REQUIRE(joined);
+  auto member = join_group(group, T, "the-active-member");
 
   Run r = causal_cli({"baseline", T, "--group", group, "--apply"});
   CHECK(r.rc == 1);
@@ -578,31 +584,6 @@ Run shell(const std::string& script) {
   std::string bin = CAUSAL_BIN;
   std::string dir = bin.substr(0, bin.rfind('/'));
   return run_command("PATH=" + quote(dir) + ":\"$PATH\" CAUSAL_BROKERS=" + quote(brokers) + " sh -c " + quote(script));
-}
-
-// A member that joins `group` (subscribes to `topic`) and stays until closed.
-causal::test::HandlePtr join_group(const std::string& group, const std::string& topic, const std::string& client_id) {
-  auto member = causal::test::make_handle(RD_KAFKA_CONSUMER, {{"group.id", group},
-                                                             {"client.id", client_id},
-                                                             {"enable.auto.commit", "false"},
-                                                             {"auto.offset.reset", "earliest"}});
-  rd_kafka_poll_set_consumer(member.get());
-  rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(sub, topic.c_str(), RD_KAFKA_PARTITION_UA);
-  REQUIRE(rd_kafka_subscribe(member.get(), sub) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  rd_kafka_topic_partition_list_destroy(sub);
-  bool joined = causal::test::eventually(
-      [&] {
-        if (rd_kafka_message_t* m = rd_kafka_consumer_poll(member.get(), 100)) rd_kafka_message_destroy(m);
-        rd_kafka_topic_partition_list_t* a = nullptr;
-        if (rd_kafka_assignment(member.get(), &a) != RD_KAFKA_RESP_ERR_NO_ERROR) return false;
-        bool has = a->cnt > 0;
-        rd_kafka_topic_partition_list_destroy(a);
-        return has;
-      },
-      std::chrono::seconds(30));
-  REQUIRE(joined);
-  return member;
 }
 
 const Json& channel_of(const Json& j, const std::string& topic, int partition) {
