@@ -11,7 +11,8 @@ namespace causal::cli {
 
 void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
   sub.add_option("-b,--brokers", opts.brokers, "Bootstrap brokers HOST:PORT[,...] (default: $CAUSAL_BROKERS)")
-      ->envname("CAUSAL_BROKERS");
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty broker list") : std::string(); },
+                             ""));  // $CAUSAL_BROKERS is read by make_conf, after -X and -F
   sub.add_option("-X", opts.properties, "librdkafka property key=value (repeatable)")->allow_extra_args(false);
   sub.add_option("-F", opts.property_files, "Read librdkafka properties (key=value lines) from FILE")
       ->allow_extra_args(false);

@@ -42,12 +42,14 @@ std::string redacted(std::string_view key, std::string_view value) {
 }
 
 std::string brokers_in_effect(const ConnectionOptions& opts) {
-  if (!opts.brokers.empty()) return opts.brokers;
-  if (const char* env = std::getenv("CAUSAL_BROKERS"); env && *env) return env;
-  for (const auto& p : opts.properties) {
-    if (p.starts_with("bootstrap.servers=")) return p.substr(18);
-  }
-  return "localhost:9092";
+  // What the handle was given, read back from the configuration make_conf builds, so that
+  // -b, $CAUSAL_BROKERS, -X and -F files count in the order make_conf applies them.
+  auto conf = make_conf(opts, {});
+  if (!conf) return "(no brokers)";
+  char value[4096];
+  std::size_t size = sizeof value;
+  if (rd_kafka_conf_get(conf->get(), "bootstrap.servers", value, &size) != RD_KAFKA_CONF_OK) return "(no brokers)";
+  return value;
 }
 
 std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
@@ -75,12 +77,26 @@ std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
     if (!kv) return std::unexpected(kv.error());
     if (auto r = set(conf.get(), kv->first, kv->second, "-X"); !r) return std::unexpected(r.error());
   }
+  // Brokers: -b; else bootstrap.servers from -X or -F; else $CAUSAL_BROKERS (a default from
+  // the environment loses to what the command line or its files say). There is no default
+  // broker beyond these: a client with none would wait out its timeout and then name a
+  // broker nobody gave.
+  auto bootstrap = [&conf]() {
+    char value[4096];
+    std::size_t size = sizeof value;
+    return rd_kafka_conf_get(conf.get(), "bootstrap.servers", value, &size) == RD_KAFKA_CONF_OK ? std::string(value)
+                                                                                                 : std::string();
+  };
   std::string brokers = opts.brokers;
-  if (brokers.empty()) {
+  if (brokers.empty() && bootstrap().empty()) {
     if (const char* env = std::getenv("CAUSAL_BROKERS"); env && *env) brokers = env;
   }
   if (!brokers.empty()) {
     if (auto r = set(conf.get(), "bootstrap.servers", brokers, "-b"); !r) return std::unexpected(r.error());
+  }
+  if (bootstrap().empty()) {
+    return std::unexpected(usage_error(
+        "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, or set bootstrap.servers with -X or -F"));
   }
   return conf;
 }

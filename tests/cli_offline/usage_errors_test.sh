@@ -65,6 +65,22 @@ usage "did you mean 'causal --version'" version
 usage "unknown option '--bogus'" --bogus
 usage "a subcommand is required" 
 usage "no subcommand 'nosuch'" help nosuch
+# No default broker (issue 16, item 2): none given anywhere, or -b '', is a usage error.
+CAUSAL_BROKERS= usage "no Kafka brokers given" tail orders
+CAUSAL_BROKERS= usage "no Kafka brokers given" decode orders/3@1041
+usage "an empty broker list" tail -b '' orders
+
+# The broker named in an error is the one in effect: bootstrap.servers from -F here (and
+# it wins over $CAUSAL_BROKERS, a default from the environment), never localhost:9092.
+printf 'bootstrap.servers=127.0.0.1:3\n' >"$TMP/props"
+CAUSAL_BROKERS=127.0.0.1:5 timeout 30 "$CAUSAL" baseline -F "$TMP/props" --timeout-ms 2000 orders >/dev/null 2>"$TMP/err"
+rc=$?
+if [[ $rc == 1 ]] && grep -qF "Kafka at 127.0.0.1:3 did not answer" "$TMP/err" && ! grep -q "localhost\|127.0.0.1:5" "$TMP/err"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL baseline -F (bootstrap.servers=127.0.0.1:3): exit $rc, stderr: $(cat "$TMP/err")"
+  fails=$((fails + 1))
+fi
 
 # help, -V and names in any case work.
 expect_out() {  # expect_out TEXT ARGS...: exit 0 and stdout contains TEXT
