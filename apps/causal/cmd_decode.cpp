@@ -29,6 +29,7 @@
 
 #include "bounded_input.hpp"
 #include "causal/codec.hpp"
+#include "causal/kafka/client.hpp"
 #include "output.hpp"
 #include "subcommands.hpp"
 
@@ -561,16 +562,18 @@ std::expected<KafkaSource, Error> parse_source(const std::string& text) {
 volatile std::sig_atomic_t g_stop = 0;
 
 Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names, Printer& out) {
-  auto conf = kafka::make_conf(o.kafka, {{"isolation.level", "read_committed"},
-                                         {"enable.partition.eof", "true"},
-                                         {"enable.auto.commit", "false"},
-                                         {"auto.offset.reset", "error"},
-                                         {"group.id", "causal-decode"},
-                                         {"fetch.wait.max.ms", "100"}});
-  if (!conf) return std::unexpected(conf.error());
-  char err[512];
-  kafka::HandlePtr rk(rd_kafka_new(RD_KAFKA_CONSUMER, conf->release(), err, sizeof err));
-  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka consumer: {}", err)));
+  // librdkafka's log goes to `log`, quoted in errors, never raw to stderr (causal(1)).
+  kafka::ClientLog log;
+  auto made = kafka::make_client(RD_KAFKA_CONSUMER, o.kafka,
+                                 {{"isolation.level", "read_committed"},
+                                  {"enable.partition.eof", "true"},
+                                  {"enable.auto.commit", "false"},
+                                  {"auto.offset.reset", "error"},
+                                  {"group.id", "causal-decode"},
+                                  {"fetch.wait.max.ms", "100"}},
+                                 log);
+  if (!made) return std::unexpected(made.error());
+  kafka::HandlePtr rk = std::move(*made);
   std::string where = fmt::format("{}/{}", src.topic, src.partition);
   kafka::ListPtr parts(rd_kafka_topic_partition_list_new(1));
   rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = src.first;
@@ -583,10 +586,10 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   bool seen_any = false;
   while (!g_stop && !output::failed()) {  // a failed write stops the run (output.hpp)
     if (std::chrono::steady_clock::now() > deadline) {
-      result = std::unexpected(runtime_error(fmt::format(
+      result = std::unexpected(runtime_error(log.with_cause(fmt::format(
           "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout-ms raises the wait)", where,
           seen_any ? "end of the range" : "record", o.timeout_ms, kafka::brokers_in_effect(o.kafka),
-          kafka::brokers_in_effect(o.kafka))));
+          kafka::brokers_in_effect(o.kafka)))));
       break;
     }
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 200);

@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include "causal/kafka/reachability.hpp"
+
 namespace causal::kafka {
 
 namespace {
@@ -41,19 +43,19 @@ std::string redacted(std::string_view key, std::string_view value) {
   return is_secret(key) ? std::string("[redacted]") : std::string(value);
 }
 
-std::string brokers_in_effect(const ConnectionOptions& opts) {
-  // What the handle was given, read back from the configuration make_conf builds, so that
-  // -b, $CAUSAL_BROKERS, -X and -F files count in the order make_conf applies them.
-  auto conf = make_conf(opts, {});
-  if (!conf) return "(no brokers)";
+namespace {
+
+// bootstrap.servers as `conf` has it ("" when unset).
+std::string bootstrap_of(rd_kafka_conf_t* conf) {
   char value[4096];
   std::size_t size = sizeof value;
-  if (rd_kafka_conf_get(conf->get(), "bootstrap.servers", value, &size) != RD_KAFKA_CONF_OK) return "(no brokers)";
-  return value;
+  return rd_kafka_conf_get(conf, "bootstrap.servers", value, &size) == RD_KAFKA_CONF_OK ? std::string(value)
+                                                                                         : std::string();
 }
 
-std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
-                                        const std::vector<std::pair<std::string, std::string>>& defaults) {
+// make_conf without the reachability probe.
+std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
+                                         const std::vector<std::pair<std::string, std::string>>& defaults) {
   ConfPtr conf{rd_kafka_conf_new()};
   for (const auto& [k, v] : defaults) {
     if (auto r = set(conf.get(), k, v, "default"); !r) return std::unexpected(r.error());
@@ -81,24 +83,37 @@ std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
   // the environment loses to what the command line or its files say). There is no default
   // broker beyond these: a client with none would wait out its timeout and then name a
   // broker nobody gave.
-  auto bootstrap = [&conf]() {
-    char value[4096];
-    std::size_t size = sizeof value;
-    return rd_kafka_conf_get(conf.get(), "bootstrap.servers", value, &size) == RD_KAFKA_CONF_OK ? std::string(value)
-                                                                                                 : std::string();
-  };
   std::string brokers = opts.brokers;
-  if (brokers.empty() && bootstrap().empty()) {
+  if (brokers.empty() && bootstrap_of(conf.get()).empty()) {
     if (const char* env = std::getenv("CAUSAL_BROKERS"); env && *env) brokers = env;
   }
   if (!brokers.empty()) {
     if (auto r = set(conf.get(), "bootstrap.servers", brokers, "-b"); !r) return std::unexpected(r.error());
   }
-  if (bootstrap().empty()) {
+  if (bootstrap_of(conf.get()).empty()) {
     return std::unexpected(usage_error(
         "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, or set bootstrap.servers with -X or -F"));
   }
   return conf;
+}
+
+}  // namespace
+
+std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
+                                        const std::vector<std::pair<std::string, std::string>>& defaults) {
+  auto conf = build_conf(opts, defaults);
+  if (!conf) return conf;
+  // Brokers that refuse every connection fail here, at once, not after a client's timeout.
+  if (auto r = probe_bootstrap(bootstrap_of(conf->get())); !r) return std::unexpected(r.error());
+  return conf;
+}
+
+std::string brokers_in_effect(const ConnectionOptions& opts) {
+  // What the handle was given, read back from the configuration make_conf builds, so that
+  // -b, $CAUSAL_BROKERS, -X and -F files count in the order make_conf applies them.
+  auto conf = build_conf(opts, {});
+  if (!conf) return "(no brokers)";
+  return bootstrap_of(conf->get());
 }
 
 }  // namespace causal::kafka

@@ -75,7 +75,7 @@ usage "an empty broker list" tail -b '' orders
 printf 'bootstrap.servers=127.0.0.1:3\n' >"$TMP/props"
 CAUSAL_BROKERS=127.0.0.1:5 timeout 30 "$CAUSAL" baseline -F "$TMP/props" --timeout-ms 2000 orders >/dev/null 2>"$TMP/err"
 rc=$?
-if [[ $rc == 1 ]] && grep -qF "Kafka at 127.0.0.1:3 did not answer" "$TMP/err" && ! grep -q "localhost\|127.0.0.1:5" "$TMP/err"; then
+if [[ $rc == 1 ]] && grep -qF "cannot reach the Kafka brokers at 127.0.0.1:3" "$TMP/err" && ! grep -q "localhost\|127.0.0.1:5" "$TMP/err"; then
   passes=$((passes + 1))
 else
   echo "FAIL baseline -F (bootstrap.servers=127.0.0.1:3): exit $rc, stderr: $(cat "$TMP/err")"
@@ -111,6 +111,24 @@ if ! timeout 60 "$CAUSAL" simulate --seed 416 --trace | grep -q '^seed 416: drai
 else
   passes=$((passes + 1))
 fi
+
+# A dead broker (issue 16, item 1): when every bootstrap address refuses, every subcommand
+# that talks to Kafka exits 1 within 2 s with one line naming the brokers, and no raw
+# librdkafka log line.
+for args in "tail -e t" "decode t/0@1" "explain --group g --topic t" "baseline t" "produce t"; do
+  start=$(date +%s%N)
+  # shellcheck disable=SC2086  # one word per argument
+  timeout 30 "$CAUSAL" $args -b 127.0.0.1:1 </dev/null >/dev/null 2>"$TMP/err"
+  rc=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  if [[ $rc == 1 && $ms -lt 2000 && $(wc -l <"$TMP/err") == 1 ]] &&
+    grep -qF "causal: cannot reach the Kafka brokers at 127.0.0.1:1" "$TMP/err" && ! grep -qF '%3|' "$TMP/err"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL causal $args -b 127.0.0.1:1: exit $rc after $ms ms: $(cat "$TMP/err")"
+    fails=$((fails + 1))
+  fi
+done
 
 echo "$passes passed, $fails failed"
 ((fails == 0))

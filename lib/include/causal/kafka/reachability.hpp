@@ -1,0 +1,25 @@
+// Whether any bootstrap broker can be reached at all, asked before a client waits out its
+// timeouts (10 s and more) on brokers that are not there.
+//
+// probe_bootstrap connects once (TCP, no Kafka protocol) to every address of every entry of
+// a bootstrap.servers list ("host:port", "[v6]:port", "SCHEME://host:port"). It fails only
+// when every entry failed to resolve or every address refused the connection: that is
+// certain, so the tool can say so at once. An address that accepts, or that does not answer
+// within `per_address` (a firewall dropping packets, a slow route), lets the client try as
+// usual. Results are remembered per list for the life of the process.
+//
+// Thread-safety: may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <string>
+
+#include "causal/error.hpp"
+
+namespace causal::kafka {
+
+std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,
+                                           std::chrono::milliseconds per_address = std::chrono::milliseconds(1500));
+
+}  // namespace causal::kafka
