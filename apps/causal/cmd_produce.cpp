@@ -178,7 +178,7 @@ Outcome run_produce(const ProduceOptions& o) {
       k.topic = ch->first;
       k.partition = ch->second;
     }
-    if (!valid_topic_name(k.topic)) return std::unexpected(usage_error(fmt::format("'{}' is not a valid topic name", k.topic)));
+    if (!valid_topic_name(k.topic)) return std::unexpected(usage_error(fmt::format("{} is not a valid topic name", kafka::quoted_excerpt(k.topic))));
     sinks.push_back(k);
   }
   bool transactional = !o.transactional_id.empty();
@@ -269,7 +269,8 @@ Outcome run_produce(const ProduceOptions& o) {
       }
       if (!sink) {
         outcome = std::unexpected(usage_error(
-            fmt::format("stdin line {}: topic '{}' is not one of the sinks named on the command line", lineno, p.topic)));
+            fmt::format("stdin line {}: topic {} is not one of the sinks named on the command line", lineno,
+                        kafka::quoted_excerpt(p.topic))));
         break;
       }
     }

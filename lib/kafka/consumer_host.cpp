@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "causal/kafka/client.hpp"
+#include "causal/kafka/text.hpp"
 
 namespace causal::kafka {
 
@@ -27,8 +28,8 @@ std::expected<StartPosition, Error> parse_start_position(std::string_view text) 
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v < 0) {
     return std::unexpected(usage_error(fmt::format(
-        "--from '{}': expected beginning, end, lso, committed, an offset, or -N (N records before the end)",
-        text)));
+        "--from {}: expected beginning, end, lso, committed, an offset, or -N (N records before the end)",
+        quoted_excerpt(text))));
   }
   return neg ? StartPosition{K::from_end, v} : StartPosition{K::offset, v};
 }
@@ -59,7 +60,7 @@ std::expected<Selector, Error> parse_selector(std::string_view text) {
   }
   if (!valid_topic_name(s.topic)) {
     return std::unexpected(usage_error(
-        fmt::format("'{}' is not a valid topic name (1..249 bytes of [a-zA-Z0-9._-])", s.topic)));
+        fmt::format("{} is not a valid topic name (1..249 bytes of [a-zA-Z0-9._-])", quoted_excerpt(s.topic))));
   }
   return s;
 }

@@ -112,6 +112,24 @@ else
   passes=$((passes + 1))
 fi
 
+# Echoed input (issue 16, item 6, in part): a bad token is quoted as a short excerpt with
+# its control and non-ASCII bytes escaped, never whole and never raw.
+long=$(head -c 5000 /dev/zero | tr '\0' x)
+timeout 10 "$CAUSAL" encode "$long" >/dev/null 2>"$TMP/err"
+if [[ $(wc -c <"$TMP/err") -lt 400 ]] && grep -qF "(5000 bytes)" "$TMP/err"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL encode of a 5000-byte token: $(wc -c <"$TMP/err") bytes of error"
+  fails=$((fails + 1))
+fi
+timeout 10 "$CAUSAL" encode $'orders/0@1 \x01\x1b[31m\xff junk' >/dev/null 2>"$TMP/err"
+if ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$TMP/err" && grep -qF '\x1b' "$TMP/err"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL encode of control bytes: they reached stderr raw: $(od -c "$TMP/err" | head -3)"
+  fails=$((fails + 1))
+fi
+
 # A dead broker (issue 16, item 1): when every bootstrap address refuses, every subcommand
 # that talks to Kafka exits 1 within 2 s with one line naming the brokers, and no raw
 # librdkafka log line.
