@@ -2,6 +2,8 @@
 // outcome every subcommand returns (mapped to an exit code in main.cpp, nowhere else).
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <expected>
 #include <optional>
 #include <string>
@@ -53,8 +55,11 @@ CLI::Option* add_choice_option(CLI::App& sub, const std::string& name, const std
       .add_option_function<std::string>(
           name,
           [&var, choices](const std::string& v) {
+            // The check below accepts any case but hands the value on as typed.
             for (const auto& [n, e] : choices) {
-              if (v == n) var = e;
+              if (std::equal(v.begin(), v.end(), n.begin(), n.end(),
+                             [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+                var = e;
             }
           },
           help + " (default " + deflt_name + ")")

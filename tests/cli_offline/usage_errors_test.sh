@@ -97,6 +97,13 @@ expect_out "Subcommands:" help
 expect_out "--exit-at-end" help tail
 expect_out "causal 0." -V
 expect_out "AQA=" encode --input JSON '{}'
+expect_out "0102010161010300" encode --output HEX 'a/3@0'
+if [[ $(echo 0100 | timeout 10 "$CAUSAL" decode --format TEXT --input HEX 2>&1) == *"(empty clock)"* ]]; then
+  passes=$((passes + 1))
+else
+  echo "FAIL decode --format TEXT --input HEX: not the text form of the empty clock"
+  fails=$((fails + 1))
+fi
 
 # The same options within range still run (no broker needed for these).
 if ! timeout 60 "$CAUSAL" simulate --seed 0 >/dev/null 2>"$TMP/err"; then
