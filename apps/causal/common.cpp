@@ -29,25 +29,13 @@ std::string_view to_string(Format f) {
 }
 
 void add_format_option(CLI::App& sub, Format& f, std::initializer_list<Format> choices, Format deflt) {
-  // Parsed as a string and converted here: CLI11 2.1.2 cannot bind an enum directly.
-  std::vector<std::string> names;
-  for (Format c : choices) names.emplace_back(to_string(c));
-  f = deflt;
+  std::vector<std::pair<std::string, Format>> named;
   std::string help = "Output format: ";
-  for (const auto& n : names) help += (&n == names.data() ? "" : "|") + n;
-  help += " (default " + std::string(to_string(deflt)) + ")";
-  // Copied: an initializer_list's array dies with the caller's full expression.
-  std::vector<Format> kept(choices);
-  sub.add_option_function<std::string>(
-         "--format",
-         [&f, kept](const std::string& v) {
-           for (Format c : kept) {
-             if (v == to_string(c)) f = c;
-           }
-         },
-         help)
-      ->check(CLI::IsMember(names, CLI::ignore_case))
-      ->type_name("FORMAT");
+  for (Format c : choices) {
+    named.emplace_back(to_string(c), c);
+    help += (named.size() == 1 ? "" : "|") + std::string(to_string(c));
+  }
+  add_choice_option(sub, "--format", "FORMAT", f, std::move(named), deflt, help);
 }
 
 bool use_colour(int fd) {
