@@ -16,8 +16,9 @@ _causal() {
         -c|--count) return ;;
         --format) COMPREPLY=($(compgen -W 'json jsonl text' -- "$cur")); return ;;
         --max-transaction-ms) return ;;
+        --timeout-ms) return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F --from -g --group -e --exit-at-end -c --count --show-held --format --no-lookup --max-transaction-ms -q --quiet' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F --from -g --group -e --exit-at-end -c --count --show-held --format --no-lookup --max-transaction-ms --timeout-ms -q --quiet' -- "$cur")) ;;
     decode)
       case $prev in
         --input) COMPREPLY=($(compgen -W 'base64 hex raw' -- "$cur")); return ;;
@@ -70,8 +71,9 @@ _causal() {
         --sender) return ;;
         --sender-prefix) return ;;
         --report) COMPREPLY=($(compgen -W 'jsonl' -- "$cur")); return ;;
+        --timeout-ms) return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F --input --transactional-id --commit-every --abort --sync --no-stamp --sender --sender-prefix --report' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F --input --transactional-id --commit-every --abort --sync --no-stamp --sender --sender-prefix --report --timeout-ms' -- "$cur")) ;;
     simulate)
       case $prev in
         --seeds) return ;;

@@ -256,7 +256,8 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   sub.add_flag("--allow-skip", opts->allow_skip,
                "With --apply: allow moving a committed offset forward, skipping the records in between");
   add_format_option(sub, opts->format, {Format::text, Format::json, Format::csv}, Format::text);
-  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each request round (default 10000)");
+  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each request round (default 10000)")
+      ->check(whole_number(1));
   sub.footer(R"(Examples:
   causal baseline orders payments                  # LSO baselines of every partition
   causal baseline orders --format csv > plan.csv   # for kafka-consumer-groups --from-file

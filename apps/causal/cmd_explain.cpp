@@ -468,14 +468,17 @@ void setup_explain(CLI::App& sub, Outcome& result) {
   sub.add_flag("--no-lookup", opts->no_lookup,
                "Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)");
   sub.add_option("--max-transaction-ms", opts->max_transaction_ms,
-                 "Longest transaction to allow for when choosing where a lookup scan starts (default 900000)");
+                 "Longest transaction to allow for when choosing where a lookup scan starts (default 900000)")
+      ->check(whole_number(1));
   sub.add_option("--lookup-max-offsets", opts->lookup_max_offsets,
                  "When the lookup window misses, scan at most this many offsets below the baseline toward the log "
                  "start (default 1000000)")
       ->check(CLI::PositiveNumber);
-  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each metadata/offset request (default 10000)");
+  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each metadata/offset request (default 10000)")
+      ->check(whole_number(1));
   sub.add_option("--replay-timeout-ms", opts->replay_timeout_ms,
-                 "Give up when the replay has not reached the LSO after this long (default 120000)");
+                 "Give up when the replay has not reached the LSO after this long (default 120000)")
+      ->check(whole_number(1));
   sub.footer(R"(Examples:
   causal explain --group billing --topic orders --topic payments
   causal explain --group billing --topic orders --topic payments --format json | jq -r '.remedies[]'

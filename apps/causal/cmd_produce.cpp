@@ -28,6 +28,7 @@ struct ProduceOptions {
   std::string sender;
   std::string sender_prefix = "causal-produce";
   std::string report;  // "" or "jsonl"
+  int timeout_ms = 30000;  // ProducerOptions::timeout
 };
 
 Outcome run_produce(const ProduceOptions& o);
@@ -56,6 +57,10 @@ void setup_produce(CLI::App& sub, Outcome& result) {
       ->excludes(no_stamp);
   sub.add_option("--report", o->report, "Print one line per delivered record on stdout: jsonl")
       ->check(CLI::IsMember({"jsonl"}));
+  sub.add_option("--timeout-ms", o->timeout_ms,
+                 "Kafka: give up after this many ms on the metadata and end offsets at start, on each "
+                 "record's delivery (message.timeout.ms), and on each transaction's commit (default 30000)")
+      ->check(whole_number(1));
   sub.footer(R"(Input (--input jsonl), one object per line; every field optional:
   {"key":"k","value":"v","headers":[{"name":"h","value":"x"}],"partition":1,"topic":"t",
    "key_encoding":"base64","value_encoding":"base64"   (and per header "value_encoding"),
@@ -188,6 +193,7 @@ Outcome run_produce(const ProduceOptions& o) {
 
   kafka::ProducerOptions po;
   po.connection = o.connection;
+  po.timeout = std::chrono::milliseconds(o.timeout_ms);
   po.sender_prefix = o.sender_prefix;
   if (!o.sender.empty()) po.sender = o.sender;
   if (transactional) po.transactional_id = o.transactional_id;

@@ -25,6 +25,7 @@ struct TailOptions {
   std::string format_text = "text";
   bool no_lookup = false;
   std::int64_t max_txn_ms = 15 * 60 * 1000;
+  int timeout_ms = 10000;  // connect_timeout: metadata and ListOffsets at start
   bool quiet = false;
 };
 
@@ -60,7 +61,12 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                "Do not locate sequence-claimed sends below the baseline (reproduces the late-joiner wedge)");
   sub.add_option("--max-transaction-ms", o->max_txn_ms,
                  "Longest producer transaction to allow for when scanning for a claimed send "
-                 "(the brokers' transaction.max.timeout.ms; default 900000)");
+                 "(the brokers' transaction.max.timeout.ms; default 900000)")
+      ->check(whole_number(1));
+  sub.add_option("--timeout-ms", o->timeout_ms,
+                 "Kafka: give up after this many ms when the cluster does not answer the metadata and offset "
+                 "requests at start (default 10000)")
+      ->check(whole_number(1));
   sub.add_flag("-q,--quiet", o->quiet, "No counters line on stderr at exit (what is held is always reported)");
   sub.footer(R"(Examples:
   causal tail -b localhost:9092 orders payments shipments
@@ -108,6 +114,7 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
 Outcome run_tail(const TailOptions& o) {
   kafka::ConsumerOptions co;
   co.connection = o.connection;
+  co.connect_timeout = std::chrono::milliseconds(o.timeout_ms);
   for (const auto& text : o.channels) {
     auto sel = kafka::parse_selector(text);
     if (!sel) return std::unexpected(sel.error());

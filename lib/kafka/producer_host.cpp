@@ -1,5 +1,6 @@
 #include "causal/kafka/producer_host.hpp"
 
+#include <algorithm>
 #include <random>
 #include <thread>
 
@@ -62,7 +63,8 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   };
   if (opts.transactional_id) {
     defaults.emplace_back("transactional.id", *opts.transactional_id);
-    defaults.emplace_back("transaction.timeout.ms", "60000");
+    // librdkafka refuses message.timeout.ms above transaction.timeout.ms.
+    defaults.emplace_back("transaction.timeout.ms", std::to_string(std::max<std::int64_t>(60000, opts.timeout.count())));
   }
   for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
   auto conf = make_conf(opts.connection, defaults);

@@ -57,6 +57,11 @@ usage --input encode --input 1 orders/0@1
 usage --output encode --output 2 orders/0@1
 usage --timeout decode -b 127.0.0.1:1 --timeout-ms 0 orders/0@1
 usage --timeout decode -b 127.0.0.1:1 --timeout 0 orders/0@1
+usage --timeout-ms tail -b 127.0.0.1:1 --timeout-ms 0 orders
+usage --timeout-ms produce -b 127.0.0.1:1 --timeout-ms -5 orders
+usage --timeout-ms baseline -b 127.0.0.1:1 --timeout-ms -1 orders
+usage --replay-timeout-ms explain -b 127.0.0.1:1 --group g --replay-timeout-ms 0
+usage --max-transaction-ms tail -b 127.0.0.1:1 --max-transaction-ms -1 orders
 usage "not JSON" encode '{bad'
 usage "channels is required" tail
 usage "'abc'" tail --count abc orders
