@@ -28,6 +28,7 @@
 #include <fmt/core.h>
 
 #include "bounded_input.hpp"
+#include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "causal/kafka/client.hpp"
 #include "output.hpp"
@@ -528,7 +529,7 @@ struct KafkaSource {
 std::expected<KafkaSource, Error> parse_source(const std::string& text) {
   auto at = text.rfind('@');
   if (at == std::string::npos) {
-    return std::unexpected(usage_error(fmt::format("{}: expected topic/partition@offset or topic/partition@A..B", kafka::quoted_excerpt(text))));
+    return std::unexpected(usage_error(fmt::format("{}: expected topic/partition@offset or topic/partition@A..B", quoted_excerpt(text))));
   }
   auto ch = parse_channel(text.substr(0, at));
   if (!ch) return std::unexpected(ch.error());
@@ -545,15 +546,15 @@ std::expected<KafkaSource, Error> parse_source(const std::string& text) {
     Offset b = 0;
     if (!parse_offset(std::string_view(spec).substr(0, dots), s.first) ||
         (dots + 2 < spec.size() && !parse_offset(std::string_view(spec).substr(dots + 2), b))) {
-      return std::unexpected(usage_error(fmt::format("{}: offsets must be non-negative integers (A..B or A..)", kafka::quoted_excerpt(text))));
+      return std::unexpected(usage_error(fmt::format("{}: offsets must be non-negative integers (A..B or A..)", quoted_excerpt(text))));
     }
     if (dots + 2 < spec.size()) {
-      if (b < s.first) return std::unexpected(usage_error(fmt::format("{}: the range ends before it starts", kafka::quoted_excerpt(text))));
+      if (b < s.first) return std::unexpected(usage_error(fmt::format("{}: the range ends before it starts", quoted_excerpt(text))));
       s.last = b;
     }
   } else {
     if (!parse_offset(spec, s.first)) {
-      return std::unexpected(usage_error(fmt::format("{}: the offset must be a non-negative integer", kafka::quoted_excerpt(text))));
+      return std::unexpected(usage_error(fmt::format("{}: the offset must be a non-negative integer", quoted_excerpt(text))));
     }
     s.last = s.first;
   }

@@ -26,6 +26,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "output.hpp"
 #include "causal/kafka/text.hpp"
@@ -73,7 +74,7 @@ std::expected<SeqNo, std::string> parse_seq(std::string_view token, std::string_
   SeqNo q = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), q);
   if (ec != std::errc{} || p != v.data() + v.size() || q == 0) {
-    return std::unexpected(fmt::format("{}: send number {} is not an integer in 1..2^64-1", kafka::quoted_excerpt(token), kafka::quoted_excerpt(v)));
+    return std::unexpected(fmt::format("{}: send number {} is not an integer in 1..2^64-1", quoted_excerpt(token), quoted_excerpt(v)));
   }
   return q;
 }
@@ -81,9 +82,9 @@ std::expected<SeqNo, std::string> parse_seq(std::string_view token, std::string_
 // Splits "SENDER:SEQ" at the last ':'.
 std::expected<std::pair<std::string, SeqNo>, std::string> sender_seq(std::string_view token, std::string_view v) {
   auto colon = v.rfind(':');
-  if (colon == std::string_view::npos) return std::unexpected(fmt::format("{}: expected SENDER:SEQ", kafka::quoted_excerpt(token)));
+  if (colon == std::string_view::npos) return std::unexpected(fmt::format("{}: expected SENDER:SEQ", quoted_excerpt(token)));
   std::string sender(v.substr(0, colon));
-  if (!valid_sender_name(sender)) return std::unexpected(fmt::format("{}: a sender is 1..255 bytes of UTF-8", kafka::quoted_excerpt(token)));
+  if (!valid_sender_name(sender)) return std::unexpected(fmt::format("{}: a sender is 1..255 bytes of UTF-8", quoted_excerpt(token)));
   auto q = parse_seq(token, v.substr(colon + 1));
   if (!q) return std::unexpected(q.error());
   return std::pair{sender, *q};
@@ -95,7 +96,7 @@ std::expected<Clock, std::string> parse_text(std::string_view text, Names& names
   std::string token;
   while (in >> token) {
     if (token.starts_with("origin=")) {
-      if (clock.origin) return std::unexpected(fmt::format("{}: a second origin", kafka::quoted_excerpt(token)));
+      if (clock.origin) return std::unexpected(fmt::format("{}: a second origin", quoted_excerpt(token)));
       auto s = sender_seq(token, std::string_view(token).substr(7));
       if (!s) return std::unexpected(s.error());
       clock.origin = Origin{names.sender(s->first), s->second};
@@ -107,17 +108,17 @@ std::expected<Clock, std::string> parse_text(std::string_view text, Names& names
     if (split == std::string::npos) {
       return std::unexpected(fmt::format(
           "{}: expected TOPIC/PARTITION@OFFSET, TOPIC/PARTITION#SENDER:SEQ or origin=SENDER:SEQ",
-          kafka::quoted_excerpt(token)));
+          quoted_excerpt(token)));
     }
     auto ch = parse_channel(token.substr(0, split));
-    if (!ch) return std::unexpected(fmt::format("{}: {}", kafka::quoted_excerpt(token), ch.error().message));
+    if (!ch) return std::unexpected(fmt::format("{}: {}", quoted_excerpt(token), ch.error().message));
     ChannelId id = names.channel(ch->first, ch->second);
     if (split == hash) {
       auto s = sender_seq(token, std::string_view(token).substr(hash + 1));
       if (!s) return std::unexpected(s.error());
       SenderId sid = names.sender(s->first);
       for (const auto& e : clock.seqs()) {
-        if (e.channel == id && e.sender == sid) return std::unexpected(fmt::format("{}: a second sequence claim for that channel and sender", kafka::quoted_excerpt(token)));
+        if (e.channel == id && e.sender == sid) return std::unexpected(fmt::format("{}: a second sequence claim for that channel and sender", quoted_excerpt(token)));
       }
       clock.claim_seq(id, sid, s->second);
     } else {
@@ -125,9 +126,9 @@ std::expected<Clock, std::string> parse_text(std::string_view text, Names& names
       Offset off = 0;
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), off);
       if (ec != std::errc{} || p != v.data() + v.size() || off < 0) {
-        return std::unexpected(fmt::format("{}: offset {} is not an integer in 0..2^63-1", kafka::quoted_excerpt(token), kafka::quoted_excerpt(v)));
+        return std::unexpected(fmt::format("{}: offset {} is not an integer in 0..2^63-1", quoted_excerpt(token), quoted_excerpt(v)));
       }
-      if (clock.offset_of(id) != kNoOffset) return std::unexpected(fmt::format("{}: a second claim on that channel", kafka::quoted_excerpt(token)));
+      if (clock.offset_of(id) != kNoOffset) return std::unexpected(fmt::format("{}: a second claim on that channel", quoted_excerpt(token)));
       clock.claim(id, off);
     }
   }

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "causal/kafka/producer_host.hpp"
 #include "causal/kafka/text.hpp"
@@ -183,7 +184,7 @@ Outcome run_produce(const ProduceOptions& o) {
       k.topic = ch->first;
       k.partition = ch->second;
     }
-    if (!valid_topic_name(k.topic)) return std::unexpected(usage_error(fmt::format("{} is not a valid topic name", kafka::quoted_excerpt(k.topic))));
+    if (!valid_topic_name(k.topic)) return std::unexpected(usage_error(fmt::format("{} is not a valid topic name", quoted_excerpt(k.topic))));
     sinks.push_back(k);
   }
   bool transactional = !o.transactional_id.empty();
@@ -276,7 +277,7 @@ Outcome run_produce(const ProduceOptions& o) {
       if (!sink) {
         outcome = std::unexpected(usage_error(
             fmt::format("stdin line {}: topic {} is not one of the sinks named on the command line", lineno,
-                        kafka::quoted_excerpt(p.topic))));
+                        quoted_excerpt(p.topic))));
         break;
       }
     }

@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/excerpt.hpp"
 #include "causal/sim/scenarios.hpp"
 #include "causal/sim/sweep.hpp"
 #include "tail_format.hpp"  // g_stop, install_stop_signals
@@ -49,7 +50,7 @@ std::expected<std::pair<std::uint64_t, std::uint64_t>, Error> parse_range(const 
     if (u1 != a.size() || u2 != b.size() || hi < lo) throw std::invalid_argument(s);
     return std::pair{lo, hi};
   } catch (const std::exception&) {
-    return std::unexpected(usage_error(fmt::format("--seeds {}: expected A..B with A <= B, e.g. 1..10000", kafka::quoted_excerpt(s))));
+    return std::unexpected(usage_error(fmt::format("--seeds {}: expected A..B with A <= B, e.g. 1..10000", quoted_excerpt(s))));
   }
 }
 

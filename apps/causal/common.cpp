@@ -1,5 +1,7 @@
 #include "common.hpp"
 
+#include "causal/excerpt.hpp"
+
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
@@ -52,7 +54,7 @@ CLI::Validator whole_number(std::uint64_t min) {
         const char* end = text.data() + text.size();
         auto [p, ec] = std::from_chars(text.data(), end, v);
         if (text.empty() || text.front() == '-' || text.front() == '+' || ec != std::errc() || p != end || v < min) {
-          return "'" + text + "' is not a whole number of at least " + std::to_string(min);
+          return quoted_excerpt(text) + " is not a whole number of at least " + std::to_string(min);
         }
         return {};
       },
@@ -60,10 +62,21 @@ CLI::Validator whole_number(std::uint64_t min) {
 }
 
 std::string json_error_text(const std::string& what) {
-  if (what.starts_with("[json.exception.")) {
-    if (auto end = what.find("] "); end != std::string::npos) return what.substr(end + 2);
+  std::string text = what;
+  if (text.starts_with("[json.exception.")) {
+    if (auto end = text.find("] "); end != std::string::npos) text.erase(0, end + 2);
   }
-  return what;
+  // nlohmann quotes the token it stopped in whole ("last read: '...'"): a long string
+  // literal would fill the terminal. Keep a short escaped excerpt of it instead.
+  constexpr std::string_view kLastRead = "last read: '";
+  if (auto at = text.find(kLastRead); at != std::string::npos) {
+    const auto from = at + kLastRead.size();
+    if (auto to = text.rfind('\''); to != std::string::npos && to >= from) {
+      text = text.substr(0, at) + "last read: " + quoted_excerpt(std::string_view(text).substr(from, to - from)) +
+             text.substr(to + 1);
+    }
+  }
+  return text;
 }
 
 }  // namespace causal::cli

@@ -1,3 +1,4 @@
+#include "causal/excerpt.hpp"
 #include "causal/kafka/consumer_host.hpp"
 
 #include <algorithm>

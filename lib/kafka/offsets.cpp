@@ -1,4 +1,5 @@
 #include "causal/kafka/offsets.hpp"
+#include "causal/excerpt.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -106,13 +107,13 @@ std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool
   std::string_view rest = text;
   if (auto at = rest.find('@'); at != std::string_view::npos) {
     if (!allow_offset) {
-      return std::unexpected(usage_error(fmt::format("'{}': an offset is not accepted here (expected TOPIC or TOPIC/PARTITION)", text)));
+      return std::unexpected(usage_error(fmt::format("{}: an offset is not accepted here (expected TOPIC or TOPIC/PARTITION)", quoted_excerpt(text))));
     }
     std::string_view off = rest.substr(at + 1);
     Offset o = 0;
     auto [p, ec] = std::from_chars(off.data(), off.data() + off.size(), o);
     if (off.empty() || ec != std::errc{} || p != off.data() + off.size() || o < 0) {
-      return std::unexpected(usage_error(fmt::format("'{}': the offset after '@' must be a number >= 0", text)));
+      return std::unexpected(usage_error(fmt::format("{}: the offset after '@' must be a number >= 0", quoted_excerpt(text))));
     }
     spec.offset = o;
     rest = rest.substr(0, at);
@@ -127,10 +128,11 @@ std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool
   }
   if (!valid_topic_name(spec.topic)) {
     return std::unexpected(usage_error(
-        fmt::format("'{}': '{}' is not a valid topic name (1..249 of [a-zA-Z0-9._-])", text, spec.topic)));
+        fmt::format("{}: {} is not a valid topic name (1..249 of [a-zA-Z0-9._-])", quoted_excerpt(text),
+                    quoted_excerpt(spec.topic))));
   }
   if (spec.offset && !spec.partition) {
-    return std::unexpected(usage_error(fmt::format("'{}': an offset needs a partition: TOPIC/PARTITION@OFFSET", text)));
+    return std::unexpected(usage_error(fmt::format("{}: an offset needs a partition: TOPIC/PARTITION@OFFSET", quoted_excerpt(text))));
   }
   return spec;
 }

@@ -231,19 +231,4 @@ char* write_json_string_utf8(char* out, std::string_view s) {
   return out;
 }
 
-std::string quoted_excerpt(std::string_view text, std::size_t max) {
-  std::string out = "'";
-  const std::size_t n = std::min(text.size(), max);
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
-  if (text.size() > max) return out + fmt::format("...' ({} bytes)", text.size());
-  return out + "'";
-}
-
 }  // namespace causal::kafka

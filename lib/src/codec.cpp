@@ -25,6 +25,7 @@
 // Canonical order is by names (topic bytes, partition, sender bytes), never by interned
 // id: ids differ between processes, the bytes must not.
 #include "causal/codec.hpp"
+#include "causal/excerpt.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -652,7 +653,7 @@ std::expected<std::string, Error> json_name(const nlohmann::json& obj, const std
   if (!it->is_string()) return json_error(p, "expected a string");
   const auto& s = it->get_ref<const std::string&>();
   if (topic && !valid_topic_name(s)) {
-    return json_error(p, fmt::format("'{}' is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", s));
+    return json_error(p, fmt::format("{} is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", quoted_excerpt(s)));
   }
   if (!topic && !valid_sender_name(s)) return json_error(p, "a sender is 1..255 bytes of UTF-8");
   return s;
@@ -711,7 +712,7 @@ std::expected<Clock, Error> clock_from_json(const nlohmann::json& j, Names& name
       for (const auto& e : clock.seqs()) {
         if (e.channel == ch && e.sender == sid) {
           return json_error(path,
-                            fmt::format("a second sequence claim on {}/{} for sender '{}'", *t, *p, *s));
+                            fmt::format("a second sequence claim on {}/{} for sender {}", *t, *p, quoted_excerpt(*s)));
         }
       }
       clock.claim_seq(ch, sid, *q);

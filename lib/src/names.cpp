@@ -1,4 +1,5 @@
 #include "causal/names.hpp"
+#include "causal/excerpt.hpp"
 
 #include <charconv>
 #include <stdexcept>
@@ -72,7 +73,7 @@ std::optional<ChannelId> Names::find_channel(TopicId t, std::int32_t partition) 
 
 TopicId Names::topic(std::string_view topic) {
   if (auto id = find_topic(topic)) return *id;
-  if (!valid_topic_name(topic)) throw std::invalid_argument(fmt::format("invalid topic name '{}'", topic));
+  if (!valid_topic_name(topic)) throw std::invalid_argument(fmt::format("invalid topic name {}", quoted_excerpt(topic)));
   auto id = static_cast<TopicId>(topics_.size());
   topics_.emplace_back(topic);
   topic_ids_.emplace(std::string(topic), id);
@@ -116,19 +117,21 @@ std::string Names::channel_text(ChannelId c) const {
 std::expected<std::pair<std::string, std::int32_t>, Error> parse_channel(std::string_view text) {
   auto slash = text.rfind('/');
   if (slash == std::string_view::npos) {
-    return std::unexpected(usage_error(fmt::format("'{}' is not a channel: expected topic/partition", text)));
+    return std::unexpected(usage_error(fmt::format("{} is not a channel: expected topic/partition", quoted_excerpt(text))));
   }
   auto topic = text.substr(0, slash);
   auto part = text.substr(slash + 1);
   if (!valid_topic_name(topic)) {
     return std::unexpected(usage_error(fmt::format(
-        "'{}': topic '{}' is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", text, topic)));
+        "{}: topic {} is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", quoted_excerpt(text),
+        quoted_excerpt(topic))));
   }
   std::int32_t p = -1;
   auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), p);
   if (ec != std::errc{} || ptr != part.data() + part.size() || p < 0) {
     return std::unexpected(
-        usage_error(fmt::format("'{}': partition '{}' is not a non-negative integer", text, part)));
+        usage_error(fmt::format("{}: partition {} is not a non-negative integer", quoted_excerpt(text),
+                                      quoted_excerpt(part))));
   }
   return std::pair{std::string(topic), p};
 }

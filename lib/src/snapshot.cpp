@@ -3,6 +3,7 @@
 // docs/snapshot-format.md. snapshot_from_json is strict: unknown or missing fields and
 // wrong types are errors naming the JSON path ("channels[2].frontier: expected an integer").
 #include "causal/snapshot.hpp"
+#include "causal/excerpt.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -95,6 +96,7 @@ struct Reader {
                                      : j.get<std::int64_t>() >= static_cast<std::int64_t>(min) &&
                                            (max < 0 || j.get<std::int64_t>() <= static_cast<std::int64_t>(
                                                                                     std::min<std::uint64_t>(max, INT64_MAX)));
+    // j is an integer here, so its dump is short: quoted as it is.
     if (!ok) return fail(path, fmt::format("{} is outside {}..{}", j.dump(), min, max));
     out = j.is_number_unsigned() ? static_cast<T>(j.get<std::uint64_t>()) : static_cast<T>(j.get<std::int64_t>());
     return true;
@@ -114,7 +116,7 @@ struct Reader {
 
   bool topic(const nlohmann::json& j, const std::string& path, std::string& out) {
     if (!string(j, path, out)) return false;
-    if (!valid_topic_name(out)) return fail(path, fmt::format("'{}' is not a valid Kafka topic name", out));
+    if (!valid_topic_name(out)) return fail(path, fmt::format("{} is not a valid Kafka topic name", quoted_excerpt(out)));
     return true;
   }
 
@@ -141,7 +143,7 @@ struct Reader {
       if (!sender(j["sender"], path + ".sender", c.sender)) return false;
       if (!integer<SeqNo>(j["seq"], path + ".seq", c.seq, 1)) return false;
     } else {
-      return fail(path + ".kind", fmt::format("'{}' is neither \"offset\" nor \"seq\"", c.kind));
+      return fail(path + ".kind", fmt::format("{} is neither \"offset\" nor \"seq\"", quoted_excerpt(c.kind)));
     }
     return topic(j["topic"], path + ".topic", c.topic) &&
            integer<std::int32_t>(j["partition"], path + ".partition", c.partition, 0) &&

@@ -43,9 +43,4 @@ char* write_json_string_utf8(char* out, std::string_view s);
 // Writes the padded base64 of `bytes` (base64_size(bytes.size()) bytes); returns its end.
 char* write_base64(char* out, std::string_view bytes);
 
-// Input quoted in an error message: 'text' with every byte outside printable ASCII (and the
-// quote and backslash) written as \xNN, so that no input reaches a terminal raw, and cut
-// after `max` bytes of input with "...' (N bytes)" saying how long it was.
-std::string quoted_excerpt(std::string_view text, std::size_t max = 60);
-
 }  // namespace causal::kafka
