@@ -15,6 +15,8 @@
 
 #include <fmt/core.h>
 
+#include "causal/kafka/librdkafka_version.hpp"
+#include "causal/version.hpp"
 #include "output.hpp"
 #include "subcommands.hpp"
 #include "usage.hpp"
@@ -40,7 +42,8 @@ int main(int argc, char** argv) {
   std::cin.exceptions(std::ios::badbit);
 
   CLI::App app{"causal: causal delivery over Apache Kafka, made visible and debuggable", "causal"};
-  app.set_version_flag("-V,--version", "causal " CAUSAL_VERSION);  // -V as kcat has it
+  // -V as kcat has it; like kcat -V, also the librdkafka this binary runs with.
+  app.set_version_flag("-V,--version", fmt::format("causal {}\n{}", causal::version, kafka::librdkafka_version_text()));
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 undecodable causal.clock header,\n"

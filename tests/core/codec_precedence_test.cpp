@@ -1,6 +1,6 @@
 // Which error decode() reports, checked against docs/wire-format.md ("Errors" and "Which
 // error is reported"). The reference below is written from that document alone and shares
-// no code with lib/src: it reads the bytes field by field, and each field's checks run in
+// no code with lib/core: it reads the bytes field by field, and each field's checks run in
 // the documented order. Many valid headers are damaged at random and every answer of the
 // decoder (fresh names: the general decoder; warm names: mostly the fast path) must be the
 // reference's, code and byte offset. So the document and the decoder cannot drift apart.

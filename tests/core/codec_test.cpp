@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "causal/codec.hpp"
-#include "decode_fast_path.hpp"  // lib/src: the fast path is checked against the general decoder
+#include "decode_fast_path.hpp"  // lib/core: the fast path is checked against the general decoder
 
 using namespace causal;
 

@@ -57,7 +57,7 @@ inline std::expected<Clock, DecodeError> decode(std::span<const std::byte> bytes
   return c;
 }
 
-// decode() without its fast path (lib/src/decode_fast_path.hpp): the general decoder
+// decode() without its fast path (lib/core/decode_fast_path.hpp): the general decoder
 // alone, with the same contract and results, only slower on common headers. Tests and the
 // fuzz target compare the two.
 std::expected<void, DecodeError> decode_general(std::span<const std::byte> bytes, Names& names, Clock& out);

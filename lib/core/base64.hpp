@@ -1,4 +1,4 @@
-// Private to lib/src: RFC 4648 base64 (standard alphabet, '=' padding), strict on decode.
+// Private to lib/core: RFC 4648 base64 (standard alphabet, '=' padding), strict on decode.
 #pragma once
 
 #include <cstdint>

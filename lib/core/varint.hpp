@@ -1,4 +1,4 @@
-// Private to lib/src: LEB128 unsigned varints and a bounded reader over a byte span.
+// Private to lib/core: LEB128 unsigned varints and a bounded reader over a byte span.
 //
 // Contract: Reader never reads past `end`; every failing read leaves `pos()` at the byte
 // where the problem was found so callers can report it. Varints are at most 10 bytes

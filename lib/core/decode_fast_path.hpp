@@ -1,4 +1,4 @@
-// Private to lib/src: the causal.clock decoder's fast path.
+// Private to lib/core: the causal.clock decoder's fast path.
 //
 // Why: decoding runs once per consumed record. The general decoder (codec.cpp) checks
 // every field in reading order so that it can say which problem comes first, interns new

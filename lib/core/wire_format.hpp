@@ -1,4 +1,4 @@
-// Private to lib/src: the constants of the causal.clock byte layout (docs/wire-format.md),
+// Private to lib/core: the constants of the causal.clock byte layout (docs/wire-format.md),
 // shared by the encoder, the general decoder (codec.cpp) and the fast path
 // (decode_fast_path.cpp), so that the three cannot disagree about them.
 #pragma once
