@@ -18,7 +18,7 @@ _causal() {
         --max-transaction-ms) return ;;
         --timeout-ms) return ;;
       esac
-      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F --from -g --group -e --exit-at-end -c --count --show-held --format --no-lookup --max-transaction-ms --timeout-ms -q --quiet' -- "$cur")) ;;
+      COMPREPLY=($(compgen -W '-h --help -b --brokers -X -F --from -g --group --commit -e --exit-at-end -c --count --show-held --format --no-lookup --max-transaction-ms --timeout-ms -q --quiet' -- "$cur")) ;;
     decode)
       case $prev in
         --input) COMPREPLY=($(compgen -W 'base64 hex raw' -- "$cur")); return ;;

@@ -18,6 +18,7 @@ struct TailOptions {
   std::vector<std::string> channels;
   std::vector<std::string> from;
   std::string group;
+  bool commit = false;  // --commit: join the group and commit as records are delivered
   bool exit_at_end = false;
   std::uint64_t count = 0;  // 0: no limit
   bool show_held = false;
@@ -46,8 +47,13 @@ void setup_tail(CLI::App& sub, Outcome& result) {
       // One value per --from: without this CLI11 lets a vector option swallow the channel
       // names that follow it (`--from lso orders/0 payments/0`).
       ->allow_extra_args(false);
-  sub.add_option("-g,--group", o->group,
-                 "Start from this group's committed offsets, read without joining the group; never commits");
+  auto* group = sub.add_option("-g,--group", o->group,
+                               "Start from this group's committed offsets, read without joining the group; never "
+                               "commits (unless --commit)");
+  sub.add_flag("--commit", o->commit,
+               "With --group: join the group (partitions assigned by it) and commit each partition's delivered "
+               "position with the gate's resolution state, as a causal service does; at-least-once")
+      ->needs(group);
   sub.add_flag("-e,--exit-at-end", o->exit_at_end,
                "Exit once every partition is caught up to its last stable offset and nothing deliverable remains");
   sub.add_option("-c,--count", o->count, "Exit after printing N records")
@@ -73,6 +79,7 @@ void setup_tail(CLI::App& sub, Outcome& result) {
   causal tail -e --format jsonl orders | jq -c '{offset, value, released_by}'
   causal tail --from lso --show-held orders/0 payments/0
   causal tail --group billing -e orders          # what the group would see next, without joining it
+  causal tail --group audit --commit -e orders payments   # join group audit, commit as records are delivered
   causal tail --from orders=-10 --from payments=end orders payments
 
 Exit status: 0 ok; 1 Kafka unreachable, unknown topic, other runtime failure; 2 usage;
@@ -122,7 +129,8 @@ Outcome run_tail(const TailOptions& o) {
   }
   if (!o.group.empty()) {
     co.group = o.group;
-    co.default_start = {kafka::StartPosition::Kind::committed, 0};
+    // A member starts from its commits by itself; --from is for partitions without one.
+    if (!o.commit) co.default_start = {kafka::StartPosition::Kind::committed, 0};
   }
   for (const auto& text : o.from) {
     auto rule = kafka::parse_start_rule(text);
@@ -152,7 +160,7 @@ Outcome run_tail(const TailOptions& o) {
   RecordWriter writer(ws, names);
   install_stop_signals();
 
-  auto opened = kafka::ConsumerHost::open(co, names, &writer);
+  auto opened = o.commit ? kafka::ConsumerHost::join(co, names, &writer) : kafka::ConsumerHost::open(co, names, &writer);
   if (!opened) return std::unexpected(opened.error());
   auto& host = **opened;
   writer.set_gate(&host.gate());
@@ -172,6 +180,10 @@ Outcome run_tail(const TailOptions& o) {
   }
   writer.finish();
   std::fflush(stdout);
+  // The member's last commit, said when it fails (leaving the group then commits nothing new).
+  if (o.commit && outcome) {
+    if (auto c = host.commit(); !c) outcome = std::unexpected(c.error());
+  }
   print_tail_summary(host, writer, "causal tail", !o.quiet);
   if (!outcome) return outcome;
   if (!host.failures().empty()) {

@@ -69,10 +69,12 @@ void route_client_log(rd_kafka_conf_t* conf, ClientLog& log) {
 
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
                                             const std::vector<std::pair<std::string, std::string>>& defaults,
-                                            ClientLog& log) {
+                                            ClientLog& log,
+                                            const std::function<void(rd_kafka_conf_t*)>& tune) {
   auto conf = make_conf(conn, defaults);
   if (!conf) return std::unexpected(conf.error());
   route_client_log(conf->get(), log);
+  if (tune) tune(conf->get());
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(type, conf->get(), err, sizeof err);
   if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));

@@ -12,6 +12,7 @@
 
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/text.hpp"
+#include "consumer_host_impl.hpp"
 
 namespace causal::kafka {
 
@@ -82,8 +83,6 @@ std::expected<StartRule, Error> parse_start_rule(std::string_view text) {
   return rule;
 }
 
-namespace {
-
 StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition) {
   StartPosition best = o.default_start;
   int best_rank = 0;
@@ -101,6 +100,8 @@ StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std:
   }
   return best;
 }
+
+namespace {
 
 std::int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -170,117 +171,63 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
 
 // --- the host --------------------------------------------------------------------------
 
-struct ConsumerHost::Impl : GateObserver {
-  ConsumerHost* host = nullptr;
-  ClientLog log;
-  HandlePtr rk;
-  rd_kafka_queue_t* queue = nullptr;
-  HandlePtr lookup_rk;
-  std::string brokers;
-  ConsumerOptions opts;
-
-  struct Ch {
-    bool assigned = false;
-    bool failed = false;
-    Offset eof = kNoOffset;       // last PARTITION_EOF offset
-    Offset returned = kNoOffset;  // last returned record's offset + 1
-    Offset reported = kNoOffset;  // last position signal given to the gate
-    Offset baseline = 0;
-    Offset lso = 0;
-    int list_index = -1;  // index in `positions`
+std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string& topic, std::int32_t partition,
+                                                              const StartPosition& from,
+                                                              const rd_kafka_topic_partition_t* committed,
+                                                              Offset low, Offset lso, HandlePtr& uncommitted) {
+  using K = StartPosition::Kind;
+  int tmo = static_cast<int>(opts.connect_timeout.count());
+  auto high_wm = [&]() -> std::expected<Offset, Error> {
+    if (!uncommitted) {
+      auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
+                           {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, log);
+      if (!u) return std::unexpected(u.error());
+      uncommitted = std::move(*u);
+    }
+    int64_t l2 = 0, h2 = 0;
+    auto e = query_watermarks(uncommitted.get(), topic, partition, &l2, &h2, tmo);
+    if (e) {
+      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}",
+                                                       topic, partition, brokers, rd_kafka_err2str(e))));
+    }
+    return h2;
   };
-  std::vector<Ch> chans;  // by ChannelId
-  rd_kafka_topic_partition_list_t* positions = nullptr;
-  std::vector<ChannelId> position_channels;  // parallel to positions->elems
-
-  // message -> channel cache: per rd_kafka_topic_t*, channel id by partition.
-  struct TopicCache {
-    const rd_kafka_topic_t* rkt;
-    std::vector<ChannelId> by_partition;
-  };
-  std::vector<TopicCache> topic_cache;
-
-  std::set<std::tuple<ChannelId, SenderId, SeqNo>> asked;
-  std::vector<rd_kafka_message_t*> batch;
-
-  ~Impl() override {
-    if (positions) rd_kafka_topic_partition_list_destroy(positions);
-    if (queue) rd_kafka_queue_destroy(queue);
-  }
-
-  Ch& ch(ChannelId c) {
-    if (c >= chans.size()) chans.resize(c + 1);
-    return chans[c];
-  }
-
-  ChannelId channel_of(const rd_kafka_message_t* m) {
-    for (auto& tc : topic_cache) {
-      if (tc.rkt == m->rkt && m->partition >= 0 && static_cast<std::size_t>(m->partition) < tc.by_partition.size() &&
-          tc.by_partition[m->partition] != ~ChannelId{0}) {
-        return tc.by_partition[m->partition];
+  HostObserver* observer = host->observer_;
+  switch (from.kind) {
+    case K::beginning: return low;
+    case K::lso: return lso;
+    case K::end: return high_wm();
+    case K::from_end: {
+      auto h = high_wm();
+      if (!h) return std::unexpected(h.error());
+      return std::max<Offset>(low, *h - from.value);
+    }
+    case K::offset: {
+      auto h = high_wm();
+      if (!h) return std::unexpected(h.error());
+      Offset baseline = std::clamp<Offset>(from.value, low, std::max<Offset>(low, *h));
+      if (baseline != from.value && observer) {
+        observer->note(fmt::format("{}/{}: offset {} is outside [{}, {}]; starting at {}", topic, partition,
+                                   from.value, low, *h, baseline));
       }
+      return baseline;
     }
-    ChannelId c = host->names_.channel(std::string_view(rd_kafka_topic_name(m->rkt)), m->partition);
-    TopicCache* tc = nullptr;
-    for (auto& t : topic_cache) {
-      if (t.rkt == m->rkt) tc = &t;
-    }
-    if (!tc) tc = &topic_cache.emplace_back(TopicCache{m->rkt, {}});
-    if (tc->by_partition.size() <= static_cast<std::size_t>(m->partition)) {
-      tc->by_partition.resize(m->partition + 1, ~ChannelId{0});
-    }
-    tc->by_partition[m->partition] = c;
-    return c;
-  }
-
-  // GateObserver
-  void delivered(const Delivery& d) override {
-    auto* msg = reinterpret_cast<rd_kafka_message_t*>(d.tag);
-    if (host->observer_ && msg) host->observer_->delivered(d, *msg);
-    if (msg) rd_kafka_message_destroy(msg);
-  }
-  void held(ChannelId c, Offset o, const Blocker& b) override {
-    if (host->observer_) host->observer_->held(c, o, b);
-  }
-
-  void drain_log() {
-    for (auto& line : log.take()) {
-      if (host->observer_) host->observer_->note(line);
+    case K::committed: {
+      const std::string group = opts.group.value_or("");
+      if (committed && committed->err) {
+        return std::unexpected(runtime_error(fmt::format("group '{}': committed offset of {}/{}: {}", group, topic,
+                                                         partition, rd_kafka_err2str(committed->err))));
+      }
+      if (committed && committed->offset >= 0) return std::max<Offset>(committed->offset, low);
+      if (observer) {
+        observer->note(fmt::format("{}/{}: group '{}' has no committed offset; starting at the log start {}", topic,
+                                   partition, group, low));
+      }
+      return low;
     }
   }
-
-  void fail_closed(ChannelId c, rd_kafka_message_t* msg, DecodeError err) {
-    auto& st = ch(c);
-    host->gate_->fail_closed(c, msg->offset);
-    st.failed = true;
-    auto* l = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(l, rd_kafka_topic_name(msg->rkt), msg->partition);
-    rd_kafka_pause_partitions(rk.get(), l);
-    rd_kafka_topic_partition_list_destroy(l);
-    HeaderFailure f{c, msg->offset, std::move(err), {}};
-    f.message = fmt::format("{}@{}: undecodable causal.clock header ({}{}{}); failing this partition closed: "
-                            "nothing at or after this offset is delivered",
-                            host->names_.channel_text(c), msg->offset, to_string(f.error.code),
-                            f.error.detail.empty() ? "" : ": ", f.error.detail);
-    host->failures_.push_back(f);
-    if (host->observer_) host->observer_->failed_closed(host->failures_.back());
-  }
-
-  std::expected<void, Error> handle_error(rd_kafka_message_t* m) {
-    std::string where = m->rkt ? fmt::format("{}/{}", rd_kafka_topic_name(m->rkt), m->partition) : brokers;
-    std::string text = fmt::format("{}: {}", where, rd_kafka_message_errstr(m));
-    rd_kafka_resp_err_t e = m->err;
-    if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-        e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || e == RD_KAFKA_RESP_ERR__FATAL ||
-        e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
-      return std::unexpected(runtime_error(fmt::format("{} (brokers {})", text, brokers)));
-    }
-    if (host->observer_) host->observer_->note(text);
-    return {};
-  }
-
-  LookupReport lookup(const LookupRequest& req);
-};
+  return low;
+}
 
 ConsumerHost::ConsumerHost(Names& names, HostObserver* observer)
     : names_(names), observer_(observer), impl_(std::make_unique<Impl>()) {
@@ -288,6 +235,16 @@ ConsumerHost::ConsumerHost(Names& names, HostObserver* observer)
 }
 
 ConsumerHost::~ConsumerHost() {
+  if (impl_->member && impl_->rk) {
+    // Commit what was delivered, then leave: closing revokes the assignment, and the
+    // rebalance callback frees the held records (reset_generation).
+    (void)impl_->commit(true);
+    if (impl_->queue) {
+      rd_kafka_queue_destroy(impl_->queue);
+      impl_->queue = nullptr;
+    }
+    rd_kafka_consumer_close(impl_->rk.get());
+  }
   if (gate_) {
     for (ChannelId c : gate_->scope()) {
       for (const auto& h : gate_->held(c)) {
@@ -296,7 +253,7 @@ ConsumerHost::~ConsumerHost() {
     }
   }
   if (impl_->lookup_rk) rd_kafka_consumer_close(impl_->lookup_rk.get());
-  if (impl_->rk) {
+  if (impl_->rk && !impl_->member) {
     if (impl_->queue) {
       rd_kafka_queue_destroy(impl_->queue);
       impl_->queue = nullptr;
@@ -393,66 +350,11 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
       return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
                                                        w.topic, w.partition, im.brokers, rd_kafka_err2str(err))));
     }
-    Offset baseline = low;
-    using K = StartPosition::Kind;
-    auto high_wm = [&]() -> std::expected<Offset, Error> {
-      if (!uncommitted) {
-        auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
-                             {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, im.log);
-        if (!u) return std::unexpected(u.error());
-        uncommitted = std::move(*u);
-      }
-      int64_t l2 = 0, h2 = 0;
-      auto e = query_watermarks(uncommitted.get(), w.topic, w.partition, &l2, &h2, tmo);
-      if (e) {
-        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}",
-                                                         w.topic, w.partition, im.brokers, rd_kafka_err2str(e))));
-      }
-      return h2;
-    };
-    switch (w.from.kind) {
-      case K::beginning: baseline = low; break;
-      case K::lso: baseline = lso; break;
-      case K::end: {
-        auto h = high_wm();
-        if (!h) return std::unexpected(h.error());
-        baseline = *h;
-        break;
-      }
-      case K::from_end: {
-        auto h = high_wm();
-        if (!h) return std::unexpected(h.error());
-        baseline = std::max<Offset>(low, *h - w.from.value);
-        break;
-      }
-      case K::offset: {
-        auto h = high_wm();
-        if (!h) return std::unexpected(h.error());
-        baseline = std::clamp<Offset>(w.from.value, low, std::max<Offset>(low, *h));
-        if (baseline != w.from.value && observer) {
-          observer->note(fmt::format("{}/{}: offset {} is outside [{}, {}]; starting at {}", w.topic, w.partition,
-                                     w.from.value, low, *h, baseline));
-        }
-        break;
-      }
-      case K::committed: {
-        auto* e = rd_kafka_topic_partition_list_find(committed, w.topic.c_str(), w.partition);
-        if (e && e->err) {
-          return std::unexpected(runtime_error(fmt::format("group '{}': committed offset of {}/{}: {}", *opts.group,
-                                                           w.topic, w.partition, rd_kafka_err2str(e->err))));
-        }
-        if (e && e->offset >= 0) {
-          baseline = std::max<Offset>(e->offset, low);
-        } else {
-          baseline = low;
-          if (observer) {
-            observer->note(fmt::format("{}/{}: group '{}' has no committed offset; starting at the log start {}",
-                                       w.topic, w.partition, *opts.group, low));
-          }
-        }
-        break;
-      }
-    }
+    const rd_kafka_topic_partition_t* c =
+        committed ? rd_kafka_topic_partition_list_find(committed, w.topic.c_str(), w.partition) : nullptr;
+    auto b = im.baseline_for(w.topic, w.partition, w.from, c, low, lso, uncommitted);
+    if (!b) return std::unexpected(b.error());
+    Offset baseline = *b;
     auto& st = im.ch(w.ch);
     st.assigned = true;
     st.baseline = baseline;
@@ -482,8 +384,23 @@ std::expected<void, Error> ConsumerHost::poll() {
   }
   im.drain_log();
 
+  const int generation = im.generations;
   ssize_t n = rd_kafka_consume_batch_queue(im.queue, static_cast<int>(im.opts.poll_timeout.count()),
                                            im.batch.data(), im.batch.size());
+  if (im.member && im.generations != generation) {
+    // A rebalance ran inside this call: the records returned before it belong to the old
+    // generation and may lie past the new baselines, where the bridge at receive would
+    // skip what is between. Drop the batch and read every partition again from its baseline.
+    for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
+    n = 0;
+    if (auto r = im.seek_to_baselines(); !r) return r;
+  }
+  if (im.rebalance_error) {
+    Error e = *im.rebalance_error;
+    im.rebalance_error.reset();
+    for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
+    return std::unexpected(e);
+  }
   std::int64_t now = now_us();
   Gate& gate = *gate_;
   for (ssize_t i = 0; i < n; ++i) {
@@ -505,7 +422,9 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
     ChannelId c = im.channel_of(m);
     auto& st = im.ch(c);
-    if (st.failed) {
+    // Not (or no longer) assigned, failed closed, or already received (a re-fetch after a
+    // seek): nothing for the gate.
+    if (!st.assigned || st.failed || m->offset < st.returned) {
       rd_kafka_message_destroy(m);
       continue;
     }
@@ -559,10 +478,12 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (!asked_one) break;
   }
   im.drain_log();
+  if (im.member && std::chrono::steady_clock::now() >= im.next_commit) return im.commit(true);
   return {};
 }
 
 bool ConsumerHost::caught_up() const {
+  if (impl_->member && impl_->generations == 0) return false;  // not yet part of the group
   if (impl_->opts.lookups && gate_->held_count() > 0) {
     for (const auto& req : gate_->pending_lookups()) {
       if (!impl_->asked.contains(std::tuple{req.channel, req.sender, req.seq})) return false;

@@ -12,7 +12,9 @@
 #   5. examples/gated-consumer builds out of tree with find_package(causal), and with
 #      pkg-config alone, and both run: with MODE broker on the test broker (three stamped
 #      records printed in order, exit 0), offline only as far as the usage line, which shows
-#      that they load and carry the version.
+#      that they load and carry the version. examples/group-member (docs/library.md) builds
+#      too, and with MODE broker prints the same three, commits, and a second run of the
+#      same group prints nothing.
 #
 # Usage: install_test.sh SOURCE_DIR BUILD_DIR broker|offline
 set -uo pipefail
@@ -109,6 +111,12 @@ if cmake -S "$EX" -B "$TMP/ex" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Relea
 else
   bad "examples/gated-consumer does not build with find_package(causal): $(tail -5 "$TMP/ex.log")"
 fi
+if cmake -S "$SRC/examples/group-member" -B "$TMP/gm" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release \
+  >"$TMP/gm.log" 2>&1 && cmake --build "$TMP/gm" >>"$TMP/gm.log" 2>&1; then
+  ok
+else
+  bad "examples/group-member does not build with find_package(causal): $(tail -5 "$TMP/gm.log")"
+fi
 # shellcheck disable=SC2046  # pkg-config's flags are words
 if PKG_CONFIG_PATH=$LIBDIR/pkgconfig g++ -std=c++23 -o "$TMP/gc-pc" "$EX/main.cpp" \
   $(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs causal) -Wl,-rpath,"$LIBDIR" 2>"$TMP/pc.log"; then
@@ -143,6 +151,26 @@ if [[ $MODE == broker ]]; then
       bad "$bin $brokers $topic: exit $rc, printed: $(cat "$TMP/out") $(cat "$TMP/err")"
     fi
   done
+  # The group member (docs/library.md): prints the three in order, commits, and a second
+  # member of the same group then has nothing left to print.
+  if [[ -x $TMP/gm/group_member ]]; then
+    group=install-example-$$-$RANDOM
+    for round in 1 2; do
+      "$TMP/gm/group_member" "$brokers" "$group" "$topic" >"$TMP/gm$round.out" 2>"$TMP/gm$round.err" &
+      member=$!
+      for _ in $(seq 100); do (($(wc -l <"$TMP/gm$round.out") >= 3)) && break; sleep 0.2; done
+      sleep 2  # round 2: time to print what it wrongly would
+      kill -INT "$member"
+      wait "$member"
+      echo "exit $?" >>"$TMP/gm$round.err"
+    done
+    if diff -q "$TMP/want" "$TMP/gm1.out" >/dev/null && [[ ! -s $TMP/gm2.out ]] &&
+      grep -qx "exit 0" "$TMP/gm1.err" && grep -qx "exit 0" "$TMP/gm2.err"; then
+      ok
+    else
+      bad "group_member: round 1 printed '$(cat "$TMP/gm1.out")' ($(cat "$TMP/gm1.err")), round 2 '$(cat "$TMP/gm2.out")' ($(cat "$TMP/gm2.err"))"
+    fi
+  fi
 fi
 
 echo "$passes passed, $fails failed"

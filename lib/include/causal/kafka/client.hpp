@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -50,9 +51,12 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
 void handle_client_error(int err, const char* reason, ClientLog& log);
 
 // make_conf(conn, defaults), route_client_log(conf, log), then rd_kafka_new.
+// `tune`, when given, runs on the configuration last, before the handle is made (e.g. to
+// set a rebalance callback).
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
                                             const std::vector<std::pair<std::string, std::string>>& defaults,
-                                            ClientLog& log);
+                                            ClientLog& log,
+                                            const std::function<void(rd_kafka_conf_t*)>& tune = {});
 
 // rd_kafka_query_watermark_offsets, retried for up to timeout_ms while the partition's
 // leadership settles (a topic created a moment ago, a leader that just moved): those

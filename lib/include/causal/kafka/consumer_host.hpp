@@ -53,6 +53,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <librdkafka/rdkafka.h>
@@ -114,6 +115,14 @@ struct ConsumerOptions {
   std::vector<ResolutionEntry> resolution_state;
   // Extra librdkafka defaults for the main handle (before -F/-X), e.g. fetch sizes.
   std::vector<std::pair<std::string, std::string>> extra_defaults;
+
+  // --- group membership: ConsumerHost::join only ---
+  // Committed every commit_interval from poll(), and synchronously on revocation, commit()
+  // and destruction.
+  std::chrono::milliseconds commit_interval{5000};
+  // Kafka's offset.metadata.max.bytes (broker default 4096): the longest resolution state
+  // a commit may carry. See ConsumerHost::join.
+  std::size_t metadata_max_bytes = 4096;
 };
 
 // One assigned channel and how its baseline was chosen.
@@ -149,6 +158,11 @@ class HostObserver {
   virtual void delivered(const Delivery&, const rd_kafka_message_t& /*msg*/) {}
   // A record became head and is blocked on `b` (once per record and blocker).
   virtual void held(ChannelId, Offset, const Blocker&) {}
+  // Members: a rebalance started a new generation, with a new gate (ConsumerHost::gate()).
+  // Called before any record of the new generation is handed over.
+  virtual void gate_replaced(const Gate&) {}
+  // Members: a commit went to the group coordinator: per channel, the offset committed.
+  virtual void committed(std::span<const std::pair<ChannelId, Offset>>) {}
   virtual void lookup(const LookupReport&) {}
   virtual void failed_closed(const HeaderFailure&) {}
   // Something worth one line on stderr (fallbacks, clamps, librdkafka warnings).
@@ -176,6 +190,32 @@ class ConsumerHost {
   std::expected<void, Error> poll_until_caught_up(const volatile std::sig_atomic_t* stop,
                                                   std::chrono::milliseconds deadline);
 
+  // A member of `opts.group` (docs/library.md, "Group members"): subscribes to the topics
+  // of opts.channels (whole topics only; a TOPIC/PARTITION selector is a usage error) with
+  // a rebalance callback that works with the eager and the cooperative assignors
+  // (partition.assignment.strategy, -X). Each assignment starts a *generation*: the held
+  // records are discarded, the new gate gets every assigned partition with its committed
+  // offset as baseline (a partition without a commit, or whose commit is below the log
+  // start: the start rules' position, which must not be `committed`), the resolution state
+  // in the commits' metadata is restored before any receive, and every partition is read
+  // from its baseline again. Before a revocation, and before each new generation, what was
+  // delivered is committed synchronously.
+  //
+  // Commits: per partition, frontier + 1 (never past an undelivered record: a held or
+  // failed-closed record keeps the frontier below it) with the partition's resolution state
+  // as metadata (docs/wire-format.md). A state longer than metadata_max_bytes keeps the
+  // entries of the senders seen last that fit and drops the rest, said through note():
+  // a dropped entry costs a lookup when a claim on that sender's send arrives (lookups
+  // resolve it from the log), so this is only allowed with lookups on; without them the
+  // commit fails. `gate()` is a new object after each rebalance.
+  static std::expected<std::unique_ptr<ConsumerHost>, Error> join(const ConsumerOptions& opts, Names& names,
+                                                                  HostObserver* observer);
+  // Members only: commits now (see join). Errors: the commit failed (nothing is lost: the
+  // next commit carries the same or a later position).
+  std::expected<void, Error> commit();
+  // Members only: the number of assignments received so far (0: not yet part of the group).
+  int generations() const;
+
   Gate& gate() { return *gate_; }
   const Gate& gate() const { return *gate_; }
   Names& names() { return names_; }
@@ -190,8 +230,9 @@ class ConsumerHost {
     return reinterpret_cast<const rd_kafka_message_t*>(tag);
   }
 
+  struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
+
  private:
-  struct Impl;
   ConsumerHost(Names& names, HostObserver* observer);
 
   Names& names_;

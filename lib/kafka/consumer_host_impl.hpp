@@ -1,0 +1,170 @@
+// Private to lib/kafka: the consumer host's state, shared by consumer_host.cpp (assigned
+// channels: open, poll, lookups) and group_membership.cpp (join, rebalances, commits).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/core.h>
+#include <librdkafka/rdkafka.h>
+
+#include "causal/kafka/client.hpp"
+#include "causal/kafka/consumer_host.hpp"
+
+namespace causal::kafka {
+
+struct ConsumerHost::Impl : GateObserver {
+  // The main handle's opaque: its log callbacks see a ClientLog, the rebalance callback the
+  // Impl behind it.
+  struct MemberLog : ClientLog {
+    Impl* impl = nullptr;
+  };
+
+  ConsumerHost* host = nullptr;
+  MemberLog log;
+  HandlePtr rk;
+  rd_kafka_queue_t* queue = nullptr;
+  HandlePtr lookup_rk;
+  std::string brokers;
+  ConsumerOptions opts;
+
+  struct Ch {
+    bool assigned = false;
+    bool failed = false;
+    Offset eof = kNoOffset;       // last PARTITION_EOF offset
+    Offset returned = kNoOffset;  // last returned record's offset + 1
+    Offset reported = kNoOffset;  // last position signal given to the gate
+    Offset baseline = 0;
+    Offset lso = 0;
+    int list_index = -1;  // index in `positions`
+  };
+  std::vector<Ch> chans;  // by ChannelId
+  rd_kafka_topic_partition_list_t* positions = nullptr;
+  std::vector<ChannelId> position_channels;  // parallel to positions->elems
+
+  // message -> channel cache: per rd_kafka_topic_t*, channel id by partition.
+  struct TopicCache {
+    const rd_kafka_topic_t* rkt;
+    std::vector<ChannelId> by_partition;
+  };
+  std::vector<TopicCache> topic_cache;
+
+  std::set<std::tuple<ChannelId, SenderId, SeqNo>> asked;
+  std::vector<rd_kafka_message_t*> batch;
+
+  ~Impl() override {
+    if (positions) rd_kafka_topic_partition_list_destroy(positions);
+    if (queue) rd_kafka_queue_destroy(queue);
+  }
+
+  Ch& ch(ChannelId c) {
+    if (c >= chans.size()) chans.resize(c + 1);
+    return chans[c];
+  }
+
+  ChannelId channel_of(const rd_kafka_message_t* m) {
+    for (auto& tc : topic_cache) {
+      if (tc.rkt == m->rkt && m->partition >= 0 && static_cast<std::size_t>(m->partition) < tc.by_partition.size() &&
+          tc.by_partition[m->partition] != ~ChannelId{0}) {
+        return tc.by_partition[m->partition];
+      }
+    }
+    ChannelId c = host->names_.channel(std::string_view(rd_kafka_topic_name(m->rkt)), m->partition);
+    TopicCache* tc = nullptr;
+    for (auto& t : topic_cache) {
+      if (t.rkt == m->rkt) tc = &t;
+    }
+    if (!tc) tc = &topic_cache.emplace_back(TopicCache{m->rkt, {}});
+    if (tc->by_partition.size() <= static_cast<std::size_t>(m->partition)) {
+      tc->by_partition.resize(m->partition + 1, ~ChannelId{0});
+    }
+    tc->by_partition[m->partition] = c;
+    return c;
+  }
+
+  // GateObserver
+  void delivered(const Delivery& d) override {
+    auto* msg = reinterpret_cast<rd_kafka_message_t*>(d.tag);
+    if (host->observer_ && msg) host->observer_->delivered(d, *msg);
+    if (msg) rd_kafka_message_destroy(msg);
+  }
+  void held(ChannelId c, Offset o, const Blocker& b) override {
+    if (host->observer_) host->observer_->held(c, o, b);
+  }
+
+  void drain_log() {
+    for (auto& line : log.take()) {
+      if (host->observer_) host->observer_->note(line);
+    }
+  }
+
+  void fail_closed(ChannelId c, rd_kafka_message_t* msg, DecodeError err) {
+    auto& st = ch(c);
+    host->gate_->fail_closed(c, msg->offset);
+    st.failed = true;
+    auto* l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, rd_kafka_topic_name(msg->rkt), msg->partition);
+    rd_kafka_pause_partitions(rk.get(), l);
+    rd_kafka_topic_partition_list_destroy(l);
+    HeaderFailure f{c, msg->offset, std::move(err), {}};
+    f.message = fmt::format("{}@{}: undecodable causal.clock header ({}{}{}); failing this partition closed: "
+                            "nothing at or after this offset is delivered",
+                            host->names_.channel_text(c), msg->offset, to_string(f.error.code),
+                            f.error.detail.empty() ? "" : ": ", f.error.detail);
+    host->failures_.push_back(f);
+    if (host->observer_) host->observer_->failed_closed(host->failures_.back());
+  }
+
+  std::expected<void, Error> handle_error(rd_kafka_message_t* m) {
+    std::string where = m->rkt ? fmt::format("{}/{}", rd_kafka_topic_name(m->rkt), m->partition) : brokers;
+    std::string text = fmt::format("{}: {}", where, rd_kafka_message_errstr(m));
+    rd_kafka_resp_err_t e = m->err;
+    if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+        e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || e == RD_KAFKA_RESP_ERR__FATAL ||
+        e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+      return std::unexpected(runtime_error(fmt::format("{} (brokers {})", text, brokers)));
+    }
+    if (host->observer_) host->observer_->note(text);
+    return {};
+  }
+
+  LookupReport lookup(const LookupRequest& req);
+  // The baseline of topic/partition for start position `from`: `low` is its log start, `lso`
+  // its last stable offset,
+  // `committed` its element of a rd_kafka_committed answer (kind committed; may be null),
+  // `uncommitted` a read_uncommitted handle made on first need (high watermark).
+  std::expected<Offset, Error> baseline_for(const std::string& topic, std::int32_t partition,
+                                            const StartPosition& from, const rd_kafka_topic_partition_t* committed,
+                                            Offset low, Offset lso, HandlePtr& uncommitted);
+
+  // --- group membership (group_membership.cpp) ---------------------------------------
+  bool member = false;                     // joined opts.group: rebalances and commits
+  int generations = 0;                     // assignments received so far
+  std::vector<ChannelId> assignment;       // the current generation's channels
+  std::vector<Offset> committed_at;        // by ChannelId: offset last committed, or kNoOffset
+  std::vector<std::string> committed_meta; // by ChannelId: metadata last committed
+  std::chrono::steady_clock::time_point next_commit{};
+  std::optional<Error> rebalance_error;    // a failure inside the rebalance callback, for poll()
+
+  // Ends the current generation: frees the held records' messages and starts an empty
+  // gate (reassignment, protocol rule 12, for every channel at once).
+  void reset_generation();
+  // Starts a generation over `parts` (topic, partition): reads their committed offsets and
+  // metadata, resolves baselines (the committed offset, else the start rules), restores the
+  // resolution state before any receive, and sets each element's offset to its baseline.
+  std::expected<void, Error> begin_generation(rd_kafka_topic_partition_list_t* parts);
+  // The member's commit: frontier + 1 of every channel with its resolution state as metadata.
+  std::expected<void, Error> commit(bool sync);
+  void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
+  // Seeks every assigned partition back to its baseline.
+  std::expected<void, Error> seek_to_baselines();
+};
+
+// The start position the rules of `o` give topic/partition (the most specific rule wins).
+StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition);
+
+}  // namespace causal::kafka

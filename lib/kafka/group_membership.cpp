@@ -1,0 +1,375 @@
+// ConsumerHost as a consumer-group member: join, rebalances as generations, causal commits.
+// The contract is in consumer_host.hpp (ConsumerHost::join) and docs/library.md.
+//
+// Why a whole new generation at every assignment change, even for partitions a cooperative
+// rebalance lets this member keep: the gate has no way to take a channel out of its scope.
+// Removing one would let held heads ignore their claims on it (protocol rule 7), and if the
+// channel came back before anyone else consumed it, its records would then be delivered
+// after effects already delivered here. Starting again from the committed state is what a
+// restarted node does, which the protocol covers (committed positions, restored resolution
+// state, the replay guard); the cost is re-reading the records held at the rebalance.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include <fmt/core.h>
+
+#include "causal/excerpt.hpp"
+#include "causal/resolution_state.hpp"
+#include "consumer_host_impl.hpp"
+
+namespace causal::kafka {
+
+namespace {
+
+bool cooperative(rd_kafka_t* rk) { return std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"; }
+
+void rebalance_cb(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
+  auto* log = static_cast<ConsumerHost::Impl::MemberLog*>(static_cast<ClientLog*>(opaque));
+  log->impl->rebalance(err, parts);
+}
+
+// The list of `chans` (topic, partition), offsets unset.
+ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans) {
+  ListPtr l(rd_kafka_topic_partition_list_new(static_cast<int>(std::max<std::size_t>(chans.size(), 1))));
+  for (ChannelId c : chans) {
+    rd_kafka_topic_partition_list_add(l.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
+  }
+  return l;
+}
+
+}  // namespace
+
+std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const ConsumerOptions& opts, Names& names,
+                                                                       HostObserver* observer) {
+  if (!opts.group || opts.group->empty()) return std::unexpected(usage_error("joining a group needs a group id"));
+  if (opts.channels.empty()) return std::unexpected(usage_error("no topic given"));
+  std::vector<std::string> topics;
+  for (const auto& sel : opts.channels) {
+    if (sel.partition) {
+      return std::unexpected(usage_error(fmt::format(
+          "{}/{}: a group member subscribes to whole topics; the group assigns the partitions", sel.topic,
+          *sel.partition)));
+    }
+    if (std::find(topics.begin(), topics.end(), sel.topic) == topics.end()) topics.push_back(sel.topic);
+  }
+  auto committed_rule = [](const StartPosition& p) { return p.kind == StartPosition::Kind::committed; };
+  if (committed_rule(opts.default_start) ||
+      std::any_of(opts.start.begin(), opts.start.end(), [&](const StartRule& r) { return committed_rule(r.position); })) {
+    return std::unexpected(usage_error(
+        "a group member starts from its committed offsets; --from says where a partition without a commit starts "
+        "(beginning, end, lso, an offset or -N), so it cannot be 'committed'"));
+  }
+
+  std::unique_ptr<ConsumerHost> host(new ConsumerHost(names, observer));
+  Impl& im = *host->impl_;
+  im.opts = opts;
+  im.member = true;
+  im.log.impl = &im;
+  im.brokers = brokers_in_effect(opts.connection);
+  std::vector<std::pair<std::string, std::string>> defaults = {
+      {"client.id", "causal"},
+      {"group.id", *opts.group},
+      {"isolation.level", "read_committed"},
+      {"enable.partition.eof", "true"},
+      {"enable.auto.commit", "false"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "earliest"},
+      {"fetch.wait.max.ms", "100"},
+      {"topic.metadata.refresh.interval.ms", "60000"},
+  };
+  for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
+  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, im.log,
+                        [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb); });
+  if (!rk) return std::unexpected(rk.error());
+  im.rk = std::move(*rk);
+  // Unknown topics fail here, as tail's do, rather than leaving the member idle.
+  for (const auto& t : topics) {
+    auto n = partition_count(im.rk.get(), t, opts.connect_timeout, im.brokers);
+    if (!n) {
+      auto e = n.error();
+      if (e.message.starts_with("cannot reach")) e.message = im.log.with_cause(std::move(e.message));
+      return std::unexpected(e);
+    }
+  }
+  host->gate_ = std::make_unique<Gate>(names, &im);
+  im.positions = rd_kafka_topic_partition_list_new(1);
+  ListPtr sub(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
+  for (const auto& t : topics) rd_kafka_topic_partition_list_add(sub.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+  if (auto err = rd_kafka_subscribe(im.rk.get(), sub.get()); err) {
+    return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot subscribe: {}", *opts.group,
+                                                     im.brokers, rd_kafka_err2str(err))));
+  }
+  im.queue = rd_kafka_queue_get_consumer(im.rk.get());
+  im.batch.resize(std::max<std::size_t>(opts.batch_size, 1));
+  im.next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
+  im.drain_log();
+  return host;
+}
+
+int ConsumerHost::generations() const { return impl_->generations; }
+
+std::expected<void, Error> ConsumerHost::commit() {
+  if (!impl_->member) return std::unexpected(usage_error("commit: this consumer is not a group member"));
+  return impl_->commit(true);
+}
+
+void ConsumerHost::Impl::reset_generation() {
+  Gate& old = *host->gate_;
+  for (ChannelId c : old.scope()) {
+    for (const auto& h : old.held(c)) {
+      if (h.tag) rd_kafka_message_destroy(reinterpret_cast<rd_kafka_message_t*>(h.tag));
+    }
+  }
+  host->gate_ = std::make_unique<Gate>(host->names_, this);
+  if (host->observer_) host->observer_->gate_replaced(*host->gate_);
+  for (ChannelId c : assignment) chans[c] = Ch{};
+  assignment.clear();
+  host->plan_.clear();
+  host->failures_.clear();
+  asked.clear();
+  rd_kafka_topic_partition_list_destroy(positions);
+  positions = rd_kafka_topic_partition_list_new(1);
+  position_channels.clear();
+}
+
+std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_partition_list_t* parts) {
+  ++generations;
+  Names& names = host->names_;
+  int tmo = static_cast<int>(opts.connect_timeout.count());
+  ListPtr committed(rd_kafka_topic_partition_list_copy(parts));
+  if (auto err = rd_kafka_committed(rk.get(), committed.get(), tmo); err) {
+    return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot read committed offsets: {}",
+                                                     *opts.group, brokers, rd_kafka_err2str(err))));
+  }
+  std::vector<ResolutionEntry> state;
+  HandlePtr uncommitted;
+  for (int i = 0; i < parts->cnt; ++i) {
+    auto& p = parts->elems[i];
+    const rd_kafka_topic_partition_t* c = &committed->elems[i];
+    ChannelId cid = names.channel(p.topic, p.partition);
+    int64_t low = 0, lso = 0;
+    if (auto err = query_watermarks(rk.get(), p.topic, p.partition, &low, &lso, tmo); err) {
+      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
+                                                       p.topic, p.partition, brokers, rd_kafka_err2str(err))));
+    }
+    if (c->err) {
+      return std::unexpected(runtime_error(fmt::format("group '{}': committed offset of {}/{}: {}", *opts.group,
+                                                       p.topic, p.partition, rd_kafka_err2str(c->err))));
+    }
+    StartPosition from{StartPosition::Kind::committed, 0};
+    Offset baseline = c->offset;
+    if (c->offset < 0 || c->offset < low) {
+      from = start_for(opts, p.topic, p.partition);
+      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, uncommitted);
+      if (!b) return std::unexpected(b.error());
+      baseline = *b;
+      if (host->observer_) {
+        host->observer_->note(
+            c->offset < 0
+                ? fmt::format("{}/{}: group '{}' has no committed offset; starting at {} ({})", p.topic, p.partition,
+                              *opts.group, baseline, to_string(from))
+                : fmt::format("{}/{}: the committed offset {} is below the log start {}; starting at {} ({})", p.topic,
+                              p.partition, c->offset, low, baseline, to_string(from)));
+      }
+    } else if (c->metadata_size > 0) {
+      std::string_view text(static_cast<const char*>(c->metadata), c->metadata_size);
+      auto entries = decode_resolution_state(text, names);
+      if (!entries) {
+        // Not ours (another tool committed here) or damaged: no resolution state. Claims it
+        // would have resolved are left to lookups; nothing is delivered out of order.
+        if (host->observer_) {
+          host->observer_->note(fmt::format("{}/{}: commit metadata {} is not a resolution state ({}); starting "
+                                            "without one",
+                                            p.topic, p.partition, quoted_excerpt(text), entries.error().message));
+        }
+      } else {
+        for (auto& e : *entries) state.push_back(e);
+      }
+    }
+    auto& st = ch(cid);
+    st.assigned = true;
+    st.baseline = baseline;
+    st.lso = lso;
+    st.list_index = positions->cnt;
+    rd_kafka_topic_partition_list_add(positions, p.topic, p.partition)->offset = baseline;
+    position_channels.push_back(cid);
+    p.offset = baseline;
+    assignment.push_back(cid);
+    host->gate_->add_channel(cid, baseline);
+    host->plan_.push_back(ChannelPlan{cid, from, baseline, low, lso});
+    committed_at.resize(std::max<std::size_t>(committed_at.size(), cid + 1), kNoOffset);
+    committed_meta.resize(std::max<std::size_t>(committed_meta.size(), cid + 1));
+    committed_at[cid] = c->offset;
+    committed_meta[cid] = c->metadata_size > 0 ? std::string(static_cast<const char*>(c->metadata), c->metadata_size)
+                                              : std::string();
+  }
+  // Before any receive (protocol: sequence claims, rule 3).
+  host->gate_->restore_resolution_state(state);
+  if (host->observer_) {
+    std::string text;
+    for (ChannelId c : assignment) text += (text.empty() ? "" : " ") + names.channel_text(c);
+    host->observer_->note(fmt::format("group '{}': generation {} assigned {}", *opts.group, generations,
+                                      text.empty() ? "nothing" : text));
+  }
+  return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
+  next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
+  if (assignment.empty()) return {};
+  Names& names = host->names_;
+  Gate& gate = *host->gate_;
+  const auto all = gate.resolution_state();
+  ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(assignment.size())));
+  std::vector<std::pair<ChannelId, Offset>> done;
+  for (ChannelId c : assignment) {
+    Offset next = gate.frontier(c) + 1;
+    std::vector<ResolutionEntry> mine;
+    for (const auto& e : all) {
+      if (e.channel == c) mine.push_back(e);
+    }
+    std::string meta = encode_resolution_state(mine, names);
+    if (meta.size() > opts.metadata_max_bytes) {
+      if (!opts.lookups) {
+        return std::unexpected(runtime_error(fmt::format(
+            "{}: the resolution state is {} bytes, over the {} bytes Kafka keeps as commit metadata "
+            "(offset.metadata.max.bytes), and without lookups none of it may be dropped; nothing committed",
+            names.channel_text(c), meta.size(), opts.metadata_max_bytes)));
+      }
+      // Keep the senders seen last (higher ids were interned later).
+      std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.sender > b.sender; });
+      const std::size_t had = mine.size();
+      while (!mine.empty() && (meta = encode_resolution_state(mine, names)).size() > opts.metadata_max_bytes) {
+        mine.resize(mine.size() * 3 / 4);
+      }
+      if (host->observer_) {
+        host->observer_->note(fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; "
+                                          "claims on the others' sends will be resolved by lookups",
+                                          names.channel_text(c), opts.metadata_max_bytes, mine.size(), had));
+      }
+    }
+    if (next == committed_at[c] && meta == committed_meta[c]) continue;
+    auto* e = rd_kafka_topic_partition_list_add(list.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
+    e->offset = next;
+    if (!meta.empty()) {
+      // Freed by rd_kafka_topic_partition_list_destroy.
+      e->metadata = std::malloc(meta.size());
+      std::memcpy(e->metadata, meta.data(), meta.size());
+      e->metadata_size = meta.size();
+    }
+    done.emplace_back(c, next);
+    committed_meta[c] = std::move(meta);
+  }
+  if (done.empty()) return {};
+  if (auto err = rd_kafka_commit(rk.get(), list.get(), sync ? 0 : 1); err) {
+    for (const auto& [c, next] : done) committed_meta[c].clear();  // retried by the next commit
+    return std::unexpected(runtime_error(fmt::format("group '{}' on {}: commit failed: {}", *opts.group, brokers,
+                                                     rd_kafka_err2str(err))));
+  }
+  for (const auto& [c, next] : done) committed_at[c] = next;
+  if (host->observer_) host->observer_->committed(done);
+  return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines() {
+  if (assignment.empty()) return {};
+  ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(assignment.size())));
+  for (ChannelId c : assignment) {
+    rd_kafka_topic_partition_list_add(seek.get(), host->names_.channel_topic(c).c_str(),
+                                      host->names_.channel_partition(c))
+        ->offset = chans[c].baseline;
+  }
+  if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), seek.get(), static_cast<int>(opts.connect_timeout.count()))) {
+    Error err = runtime_error(fmt::format("group '{}': seek: {}", *opts.group, rd_kafka_error_string(e)));
+    rd_kafka_error_destroy(e);
+    return std::unexpected(err);
+  }
+  return {};
+}
+
+void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
+  Names& names = host->names_;
+  const bool coop = cooperative(rk.get());
+  auto fail = [&](Error e) {
+    if (!rebalance_error) rebalance_error = std::move(e);
+  };
+  // What was delivered is committed before anything is given up or re-read.
+  if (auto c = commit(true); !c) fail(c.error());
+  std::vector<ChannelId> next = assignment;
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    if (!coop) next.clear();
+    for (int i = 0; i < parts->cnt; ++i) {
+      ChannelId c = names.channel(parts->elems[i].topic, parts->elems[i].partition);
+      if (std::find(next.begin(), next.end(), c) == next.end()) next.push_back(c);
+    }
+  } else {
+    if (!coop) next.clear();
+    for (int i = 0; i < parts->cnt; ++i) {
+      ChannelId c = names.channel(parts->elems[i].topic, parts->elems[i].partition);
+      next.erase(std::remove(next.begin(), next.end(), c), next.end());
+    }
+  }
+  const std::vector<ChannelId> kept = [&] {
+    std::vector<ChannelId> k;
+    for (ChannelId c : assignment) {
+      if (std::find(next.begin(), next.end(), c) != next.end()) k.push_back(c);
+    }
+    return k;
+  }();
+  reset_generation();
+
+  // Give up what is revoked (or everything, eagerly), then start the next generation.
+  if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    rd_kafka_error_t* e = coop ? rd_kafka_incremental_unassign(rk.get(), parts) : nullptr;
+    if (!coop) rd_kafka_assign(rk.get(), nullptr);
+    if (e) {
+      fail(runtime_error(fmt::format("group '{}': giving up partitions: {}", *opts.group, rd_kafka_error_string(e))));
+      rd_kafka_error_destroy(e);
+    }
+    if (!coop || next.empty()) return;
+  }
+  ListPtr all = list_of(names, next);
+  if (!next.empty()) {
+    if (auto b = begin_generation(all.get()); !b) {
+      fail(b.error());
+      return;
+    }
+  }
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    // The partitions added now start at their baselines; the kept ones are sought back.
+    ListPtr added(rd_kafka_topic_partition_list_new(std::max(parts->cnt, 1)));
+    for (int i = 0; i < all->cnt; ++i) {
+      ChannelId c = names.channel(all->elems[i].topic, all->elems[i].partition);
+      if (!coop || std::find(kept.begin(), kept.end(), c) == kept.end()) {
+        rd_kafka_topic_partition_list_add(added.get(), all->elems[i].topic, all->elems[i].partition)->offset =
+            all->elems[i].offset;
+      }
+    }
+    if (coop) {
+      if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk.get(), added.get())) {
+        fail(runtime_error(fmt::format("group '{}': assign: {}", *opts.group, rd_kafka_error_string(e))));
+        rd_kafka_error_destroy(e);
+      }
+    } else if (auto e = rd_kafka_assign(rk.get(), added.get()); e) {
+      fail(runtime_error(fmt::format("group '{}': assign: {}", *opts.group, rd_kafka_err2str(e))));
+    }
+  }
+  if (coop && !kept.empty()) {
+    ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(kept.size())));
+    for (int i = 0; i < all->cnt; ++i) {
+      ChannelId c = names.channel(all->elems[i].topic, all->elems[i].partition);
+      if (std::find(kept.begin(), kept.end(), c) != kept.end()) {
+        rd_kafka_topic_partition_list_add(seek.get(), all->elems[i].topic, all->elems[i].partition)->offset =
+            all->elems[i].offset;
+      }
+    }
+    if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), seek.get(), static_cast<int>(opts.connect_timeout.count()))) {
+      fail(runtime_error(fmt::format("group '{}': seek: {}", *opts.group, rd_kafka_error_string(e))));
+      rd_kafka_error_destroy(e);
+    }
+  }
+}
+
+}  // namespace causal::kafka
