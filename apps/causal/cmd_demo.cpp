@@ -40,8 +40,7 @@ void setup_demo(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<DemoOptions>();
   // A plain string option: with the shared add_format_option the parsed value did not reach
   // o->format before this subcommand's callback ran (CLI11 2.1.2); converted in the callback.
-  sub.add_option("--format", o->format_text, "Output format: text|jsonl (default text)")
-      ->check(CLI::IsMember({"text", "jsonl"}));
+  one_of(sub.add_option("--format", o->format_text, "Output format: text|jsonl (default text)"), {"text", "jsonl"});
   sub.add_option("--pace-ms", o->pace_ms, "Pause this long between appends (to watch it happen)")
       ->check(whole_number(0));
   sub.footer(R"(Examples:

@@ -463,7 +463,8 @@ void setup_explain(CLI::App& sub, Outcome& result) {
   sub.add_option("-g,--group", opts->group, "Consumer group whose committed positions to reconstruct (never joined)");
   sub.add_option("-t,--topic", opts->topics, "Topic (or TOPIC/PARTITION) the group's node consumes; repeatable")
       ->allow_extra_args(false);
-  sub.add_option("--snapshot", opts->snapshot_file, "Explain a gate snapshot JSON file instead ('-' for stdin)");
+  completes(sub.add_option("--snapshot", opts->snapshot_file, "Explain a gate snapshot JSON file instead ('-' for stdin)"),
+            {ValueCompletion::Kind::file, {}});
   add_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
   sub.add_flag("--no-lookup", opts->no_lookup,
                "Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)");

@@ -41,8 +41,8 @@ void setup_produce(CLI::App& sub, Outcome& result) {
                  "with its end offset; the first sink is the default for records that name no topic")
       ->required();
   add_kafka_options(sub, o->connection);
-  sub.add_option("--input", o->input, "Input format: jsonl (one object per line) or text (one value per line)")
-      ->check(CLI::IsMember({"jsonl", "text"}));
+  one_of(sub.add_option("--input", o->input, "Input format: jsonl (one object per line) or text (one value per line)"),
+         {"jsonl", "text"});
   sub.add_option("--transactional-id", o->transactional_id, "Produce in transactions with this transactional.id");
   sub.add_option("--commit-every", o->commit_every, "End the transaction after every N records (default: one for all)")
       ->check(whole_number(1));
@@ -56,8 +56,7 @@ void setup_produce(CLI::App& sub, Outcome& result) {
   sub.add_option("--sender-prefix", o->sender_prefix, "Prefix of the generated sender identity")
       ->excludes(sender)
       ->excludes(no_stamp);
-  sub.add_option("--report", o->report, "Print one line per delivered record on stdout: jsonl")
-      ->check(CLI::IsMember({"jsonl"}));
+  one_of(sub.add_option("--report", o->report, "Print one line per delivered record on stdout: jsonl"), {"jsonl"});
   sub.add_option("--timeout-ms", o->timeout_ms,
                  "Kafka: give up after this many ms on the metadata and end offsets at start, on each "
                  "record's delivery (message.timeout.ms), and on each transaction's commit (default 30000)")

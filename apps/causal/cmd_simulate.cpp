@@ -70,11 +70,7 @@ Outcome run_restored_lookup(const SimulateOptions& o) {
   return {};
 }
 
-Outcome run_scenario(const SimulateOptions& o) {
-  if (o.scenario == "restored-lookup") return run_restored_lookup(o);
-  if (o.scenario != "late-joiner")
-    return std::unexpected(usage_error(
-        fmt::format("--scenario '{}': expected late-joiner or restored-lookup", o.scenario)));
+Outcome run_late_joiner(const SimulateOptions& o) {
   std::string trace;
   const sim::LateJoinerOutcome r = sim::run_late_joiner(!o.no_lookups, o.trace ? &trace : nullptr);
   if (o.format == Format::json) {
@@ -90,6 +86,34 @@ Outcome run_scenario(const SimulateOptions& o) {
   }
   if (!r.result.ok()) return std::unexpected(runtime_error("the late-joiner world violated the oracle"));
   return {};
+}
+
+// The fixed worlds of --scenario, by name: what it accepts and what completion offers.
+struct Scenario {
+  const char* name;
+  Outcome (*run)(const SimulateOptions&);
+};
+constexpr Scenario kScenarios[] = {
+    {"late-joiner", run_late_joiner},
+    {"restored-lookup", run_restored_lookup},
+};
+
+std::vector<std::string> scenario_names() {
+  std::vector<std::string> names;
+  for (const auto& s : kScenarios) names.emplace_back(s.name);
+  return names;
+}
+
+Outcome run_scenario(const SimulateOptions& o) {
+  for (const auto& s : kScenarios) {
+    if (o.scenario == s.name) return s.run(o);
+  }
+  std::string expected;
+  const auto names = scenario_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return std::unexpected(usage_error(fmt::format("--scenario '{}': expected {}", o.scenario, expected)));
 }
 
 Outcome run_simulate(const SimulateOptions& o) {
@@ -197,10 +221,11 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   sub.add_option("--sources", opts->sources, "Source producers per world (1..8; default: drawn)")
       ->check(CLI::Range(1, 8));
   sub.add_option("--sends", opts->sends, "Sends per source producer (default: drawn)")->check(CLI::Range(0, 100000));
-  sub.add_option("--faults", opts->faults,
-                 "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup "
-                 "(prefix '-' to remove one, e.g. all,-crash)")
-      ->default_str("all");
+  completes(sub.add_option("--faults", opts->faults,
+                           "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup "
+                           "(prefix '-' to remove one, e.g. all,-crash)")
+                ->default_str("all"),
+            {ValueCompletion::Kind::list_of, sim::fault_names()});
   sub.add_flag("--no-lookups", opts->no_lookups, "Run every node and joiner without frozen-claim lookups");
   sub.add_flag("--stateful-restarts", opts->stateful_restarts,
                "Truth mode: a restarted node inherits what it had committed (not promised by the "
@@ -208,12 +233,13 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   sub.add_option("--step-budget", opts->step_budget, "Steps a world may take to drain (default 400000)")
       ->check(whole_number(1));
   sub.add_flag("--stop-at-first", opts->stop_at_first, "Stop the sweep at the first failing world");
-  sub.add_option("--scenario", opts->scenario,
-                 "Run a fixed world instead: late-joiner (the liveness page's scenario; "
-                 "with --no-lookups the at-log-end joiner stays held) or restored-lookup "
-                 "(a node restored from committed state must still ask for lookups)")
-      ->excludes(seed)
-      ->excludes(seeds);
+  auto* scenario = sub.add_option("--scenario", opts->scenario,
+                                  "Run a fixed world instead: late-joiner (the liveness page's scenario; "
+                                  "with --no-lookups the at-log-end joiner stays held) or restored-lookup "
+                                  "(a node restored from committed state must still ask for lookups)")
+                       ->excludes(seed)
+                       ->excludes(seeds);
+  completes(scenario, {ValueCompletion::Kind::one_of, scenario_names()});
   sub.footer(
       "Examples:\n"
       "  causal simulate                                 # the standard sweep (seeds 1..10000)\n"

@@ -61,8 +61,8 @@ void setup_tail(CLI::App& sub, Outcome& result) {
   sub.add_flag("--show-held", o->show_held, "Also print hold, release and lookup events as their own lines");
   // A plain string option: with the shared add_format_option the parsed value did not reach
   // o->format before this subcommand's callback ran (CLI11 2.1.2); converted in the callback.
-  sub.add_option("--format", o->format_text, "Output format: text|jsonl|json (default text)")
-      ->check(CLI::IsMember({"text", "jsonl", "json"}));
+  one_of(sub.add_option("--format", o->format_text, "Output format: text|jsonl|json (default text)"),
+         {"text", "jsonl", "json"});
   sub.add_flag("--no-lookup", o->no_lookup,
                "Do not locate sequence-claimed sends below the baseline (reproduces the late-joiner wedge)");
   sub.add_option("--max-transaction-ms", o->max_txn_ms,

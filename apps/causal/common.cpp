@@ -5,19 +5,46 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 #include <unistd.h>
 
 namespace causal::cli {
 
+namespace {
+
+// Options live as long as the App that owns them, which is the whole run.
+std::map<const CLI::Option*, ValueCompletion>& completions() {
+  static std::map<const CLI::Option*, ValueCompletion> registry;
+  return registry;
+}
+
+}  // namespace
+
+CLI::Option* completes(CLI::Option* opt, ValueCompletion values) {
+  completions().insert_or_assign(opt, std::move(values));
+  return opt;
+}
+
+const ValueCompletion* completion_of(const CLI::Option* opt) {
+  auto it = completions().find(opt);
+  return it == completions().end() ? nullptr : &it->second;
+}
+
+CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names) {
+  opt->check(CLI::IsMember(names));
+  return completes(opt, {ValueCompletion::Kind::one_of, std::move(names)});
+}
+
 void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
   sub.add_option("-b,--brokers", opts.brokers, "Bootstrap brokers HOST:PORT[,...] (default: $CAUSAL_BROKERS)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty broker list") : std::string(); },
                              ""));  // $CAUSAL_BROKERS is read by make_conf, after -X and -F
   sub.add_option("-X", opts.properties, "librdkafka property key=value (repeatable)")->allow_extra_args(false);
-  sub.add_option("-F", opts.property_files, "Read librdkafka properties (key=value lines) from FILE")
-      ->allow_extra_args(false);
+  completes(sub.add_option("-F", opts.property_files, "Read librdkafka properties (key=value lines) from FILE")
+                ->allow_extra_args(false),
+            {ValueCompletion::Kind::file, {}});
 }
 
 std::string_view to_string(Format f) {

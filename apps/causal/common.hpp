@@ -20,7 +20,26 @@ namespace causal::cli {
 // so `message` may be empty.
 using Outcome = std::expected<void, Error>;
 
-// -b/--brokers (and $CAUSAL_BROKERS), -X key=value (repeatable), -F file.
+// What the completion scripts (`causal completions`) offer as the value of an option or of a
+// positional argument. Declared beside the option, from the same list the parser checks or
+// dispatches on, so that the scripts offer what the parser takes and nothing else.
+struct ValueCompletion {
+  enum class Kind {
+    one_of,   // one of `names`
+    list_of,  // a comma-separated list of `names`, each of which may be prefixed with '-'
+    file,     // a file name
+  };
+  Kind kind;
+  std::vector<std::string> names;
+};
+// Records what `opt`'s value completes to; returns `opt`.
+CLI::Option* completes(CLI::Option* opt, ValueCompletion values);
+// What `opt`'s value completes to, or null (any text: nothing is offered).
+const ValueCompletion* completion_of(const CLI::Option* opt);
+// `opt` takes one of `names`, as written: checked (CLI::IsMember) and offered by completion.
+CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names);
+
+// -b/--brokers (and $CAUSAL_BROKERS), -X key=value (repeatable), -F file (repeatable).
 void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts);
 
 enum class Format { text, json, jsonl, csv };
@@ -51,20 +70,19 @@ CLI::Option* add_choice_option(CLI::App& sub, const std::string& name, const std
     names.push_back(n);
     if (e == deflt) deflt_name = n;
   }
-  return sub
-      .add_option_function<std::string>(
-          name,
-          [&var, choices](const std::string& v) {
-            // The check below accepts any case but hands the value on as typed.
-            for (const auto& [n, e] : choices) {
-              if (std::equal(v.begin(), v.end(), n.begin(), n.end(),
-                             [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
-                var = e;
-            }
-          },
-          help + " (default " + deflt_name + ")")
-      ->check(CLI::IsMember(names, CLI::ignore_case))  // its "{a,b}" is what completions offer
-      ->type_name(type_name);
+  auto* opt = sub.add_option_function<std::string>(
+      name,
+      [&var, choices](const std::string& v) {
+        // The check below accepts any case but hands the value on as typed.
+        for (const auto& [n, e] : choices) {
+          if (std::equal(v.begin(), v.end(), n.begin(), n.end(),
+                         [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+            var = e;
+        }
+      },
+      help + " (default " + deflt_name + ")");
+  opt->check(CLI::IsMember(names, CLI::ignore_case))->type_name(type_name);
+  return completes(opt, {ValueCompletion::Kind::one_of, std::move(names)});
 }
 
 // An exception's text from nlohmann/json without its "[json.exception.parse_error.101] "

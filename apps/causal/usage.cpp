@@ -59,7 +59,7 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
                  word.c_str());
     return 2;
   }
-  if (word == "help") {
+  if (word == kHelpCommand) {
     if (argc == 2) {
       std::fputs(app.help().c_str(), stdout);
       return 0;

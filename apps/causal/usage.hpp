@@ -17,6 +17,10 @@
 
 namespace causal::cli {
 
+// `causal help [SUB]` is not a CLI11 subcommand; the completion scripts offer it beside them.
+inline constexpr const char* kHelpCommand = "help";
+inline constexpr const char* kHelpDescription = "Print the help of causal or of a subcommand";
+
 // Handles `help` and an unknown first word before CLI11 parses anything. Returns the exit
 // status when it handled the command line, nullopt when CLI11 should parse it.
 std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv);

@@ -144,6 +144,33 @@ WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs) {
   return w;
 }
 
+namespace {
+
+// The faults a FaultMix switches, by the names --faults takes (and to_string prints).
+struct FaultName {
+  const char* name;
+  bool FaultMix::*on;
+};
+constexpr FaultName kFaultNames[] = {
+    {"crash", &FaultMix::crashes}, {"abort", &FaultMix::aborts},   {"replay", &FaultMix::replays},
+    {"growth", &FaultMix::growth}, {"joiners", &FaultMix::joiners}, {"nolookup", &FaultMix::no_lookups},
+};
+
+const FaultName* find_fault(const std::string& name) {
+  for (const auto& f : kFaultNames) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> fault_names() {
+  std::vector<std::string> names{"all", "none"};
+  for (const auto& f : kFaultNames) names.emplace_back(f.name);
+  return names;
+}
+
 std::optional<FaultMix> parse_faults(const std::string& text, std::string& error) {
   FaultMix f;
   std::stringstream ss(text);
@@ -158,20 +185,12 @@ std::optional<FaultMix> parse_faults(const std::string& text, std::string& error
       if (off) f = FaultMix{false, false, false, false, false, false};
     } else if (name == "none") {
       f = FaultMix{false, false, false, false, false, false};
-    } else if (name == "crash") {
-      f.crashes = on;
-    } else if (name == "abort") {
-      f.aborts = on;
-    } else if (name == "replay") {
-      f.replays = on;
-    } else if (name == "growth") {
-      f.growth = on;
-    } else if (name == "joiners") {
-      f.joiners = on;
-    } else if (name == "nolookup") {
-      f.no_lookups = on;
+    } else if (const FaultName* fault = find_fault(name)) {
+      f.*(fault->on) = on;
     } else {
-      error = fmt::format("unknown fault '{}' (expected all, none, crash, abort, replay, growth, joiners, nolookup)", name);
+      std::string expected;
+      for (const auto& n : fault_names()) expected += (expected.empty() ? "" : ", ") + n;
+      error = fmt::format("unknown fault '{}' (expected {})", name, expected);
       return std::nullopt;
     }
   }
@@ -180,17 +199,11 @@ std::optional<FaultMix> parse_faults(const std::string& text, std::string& error
 
 std::string to_string(const FaultMix& f) {
   std::string s;
-  auto add = [&](bool on, const char* n) {
-    if (!on) return;
+  for (const auto& n : kFaultNames) {
+    if (!(f.*(n.on))) continue;
     if (!s.empty()) s += ",";
-    s += n;
-  };
-  add(f.crashes, "crash");
-  add(f.aborts, "abort");
-  add(f.replays, "replay");
-  add(f.growth, "growth");
-  add(f.joiners, "joiners");
-  add(f.no_lookups, "nolookup");
+    s += n.name;
+  }
   return s.empty() ? "none" : s;
 }
 

@@ -104,6 +104,8 @@ WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs);
 // crash, abort, replay, growth, joiners, nolookup (a leading '-' removes one).
 // Returns nullopt and sets `error` on an unknown name.
 std::optional<FaultMix> parse_faults(const std::string& text, std::string& error);
+// The names parse_faults takes: all, none, then each fault (what `causal completions` offers).
+std::vector<std::string> fault_names();
 std::string to_string(const FaultMix& f);
 
 }  // namespace causal::sim
