@@ -132,6 +132,12 @@ Outcome run_tail(const TailOptions& o) {
     // A member starts from its commits by itself; --from is for partitions without one.
     if (!o.commit) co.default_start = {kafka::StartPosition::Kind::committed, 0};
   }
+  if (o.commit && o.count) {
+    // The gate may deliver past the N-th record within one poll; those would be committed
+    // without having been printed.
+    return std::unexpected(usage_error("--count cannot be used with --commit: records delivered after the N-th "
+                                       "would be committed without being printed"));
+  }
   for (const auto& text : o.from) {
     auto rule = kafka::parse_start_rule(text);
     if (!rule) return std::unexpected(rule.error());
@@ -160,6 +166,11 @@ Outcome run_tail(const TailOptions& o) {
   RecordWriter writer(ws, names);
   install_stop_signals();
 
+  // tail writes through a buffer: poll() must not commit records that are delivered but not
+  // yet written. The loop below commits after each successful flush instead.
+  co.commit_interval = std::chrono::milliseconds(0);
+  co.commit_on_close = false;
+  auto next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   auto opened = o.commit ? kafka::ConsumerHost::join(co, names, &writer) : kafka::ConsumerHost::open(co, names, &writer);
   if (!opened) return std::unexpected(opened.error());
   auto& host = **opened;
@@ -174,6 +185,13 @@ Outcome run_tail(const TailOptions& o) {
     }
     writer.flush();
     if (writer.limit_reached() || writer.broken()) break;
+    if (o.commit && std::chrono::steady_clock::now() >= next_commit) {
+      next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      if (auto c = host.commit(); !c) {
+        outcome = std::unexpected(c.error());
+        break;
+      }
+    }
     // A failed channel ends the run once the rest is caught up: exit 3 after printing
     // what was deliverable.
     if ((o.exit_at_end || !host.failures().empty()) && host.caught_up()) break;
@@ -181,7 +199,7 @@ Outcome run_tail(const TailOptions& o) {
   writer.finish();
   std::fflush(stdout);
   // The member's last commit, said when it fails (leaving the group then commits nothing new).
-  if (o.commit && outcome) {
+  if (o.commit && outcome && !writer.broken()) {
     if (auto c = host.commit(); !c) outcome = std::unexpected(c.error());
   }
   print_tail_summary(host, writer, "causal tail", !o.quiet);

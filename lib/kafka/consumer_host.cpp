@@ -236,8 +236,9 @@ ConsumerHost::ConsumerHost(Names& names, HostObserver* observer)
 
 ConsumerHost::~ConsumerHost() {
   if (impl_->member && impl_->rk) {
-    // Commit what was delivered, then leave: closing revokes the assignment, and the
-    // rebalance callback frees the held records (reset_generation).
+    // Commit what was delivered (unless told not to), then leave: closing revokes the
+    // assignment, and the rebalance callback frees the held records (reset_generation).
+    impl_->closing = true;
     (void)impl_->commit(true);
     if (impl_->queue) {
       rd_kafka_queue_destroy(impl_->queue);
@@ -478,7 +479,9 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (!asked_one) break;
   }
   im.drain_log();
-  if (im.member && std::chrono::steady_clock::now() >= im.next_commit) return im.commit(true);
+  if (im.member && im.opts.commit_interval.count() > 0 && std::chrono::steady_clock::now() >= im.next_commit) {
+    return im.commit(true);
+  }
   return {};
 }
 

@@ -149,6 +149,7 @@ struct ConsumerHost::Impl : GateObserver {
   std::vector<std::string> committed_meta; // by ChannelId: metadata last committed
   std::chrono::steady_clock::time_point next_commit{};
   std::optional<Error> rebalance_error;    // a failure inside the rebalance callback, for poll()
+  bool closing = false;                    // in the destructor: commits only if commit_on_close
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).

@@ -218,7 +218,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
 
 std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
   next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
-  if (assignment.empty()) return {};
+  if (assignment.empty() || (closing && !opts.commit_on_close)) return {};
   Names& names = host->names_;
   Gate& gate = *host->gate_;
   const auto all = gate.resolution_state();

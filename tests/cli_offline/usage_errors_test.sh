@@ -46,6 +46,8 @@ usage --trace simulate --seed 3 --trace --format json
 usage --step-budget simulate --seed 3 --step-budget 0
 usage --count tail -b 127.0.0.1:1 --count -1 orders
 usage --count tail -b 127.0.0.1:1 --count 0 orders
+usage --commit tail -b 127.0.0.1:1 --group g --commit --count 3 orders
+usage --group tail -b 127.0.0.1:1 --commit orders
 usage --pace-ms demo --pace-ms -1
 usage --commit-every produce -b 127.0.0.1:1 --transactional-id t --commit-every 0 orders
 usage --sender produce -b 127.0.0.1:1 --sender x --sender-prefix y orders

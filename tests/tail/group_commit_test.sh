@@ -45,6 +45,12 @@ printf '{"value":"r%d","partition":%d}\n' 7 2 8 0 | "$CAUSAL" produce --sync "$t
 timeout 60 "$CAUSAL" tail --group "g-$run" --commit -e --format jsonl "$t" >"$TMP/3.out" 2>"$TMP/3.err"
 [[ "$(jq -r .value "$TMP/3.out" | tr '\n' ' ')" == "r7 r8 " ]] && ok || bad "third run: $(jq -r .value "$TMP/3.out" | tr '\n' ' ')"
 
+# A failed write commits nothing: the group's next run gets every record again.
+timeout 60 "$CAUSAL" tail --group "w-$run" --commit -e --format jsonl "$t" >/dev/full 2>"$TMP/w.err"
+rc=$?
+[[ $rc == 1 && -z "$(committed "w-$run" "$t")" ]] && ok ||
+  bad "after a failed write: exit $rc, committed: $(committed "w-$run" "$t" | tr '\n' ' ')"
+
 # --- 2. Never past what was not delivered. ----------------------------------------------
 # h/0@0 claims h/1@50, which is never appended: held at exit (4), and the commit of h/0
 # stays at 0 while h/1's record (delivered) is committed.

@@ -117,9 +117,16 @@ struct ConsumerOptions {
   std::vector<std::pair<std::string, std::string>> extra_defaults;
 
   // --- group membership: ConsumerHost::join only ---
-  // Committed every commit_interval from poll(), and synchronously on revocation, commit()
-  // and destruction.
+  // poll() commits at its end, once commit_interval has passed since the last commit: after
+  // the observer was called for every record that poll delivered, so what a synchronous
+  // observer did is never committed before it was done. 0: poll() never commits; the user
+  // calls commit() once its output is safe (causal tail does, after each flush). Commits
+  // also happen before every generation change and on destruction.
   std::chrono::milliseconds commit_interval{5000};
+  // Whether destruction commits (and the revocation that leaving the group brings). false:
+  // what was delivered after the last commit() is delivered again by the next member, as
+  // when the process dies; causal tail leaves this off so that a failed write commits nothing.
+  bool commit_on_close = true;
   // Kafka's offset.metadata.max.bytes (broker default 4096): the longest resolution state
   // a commit may carry. See ConsumerHost::join.
   std::size_t metadata_max_bytes = 4096;
