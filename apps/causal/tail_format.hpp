@@ -100,7 +100,7 @@ class RecordWriter : public kafka::HostObserver {
   void failed_closed(const kafka::HeaderFailure& f) override;
   void note(std::string_view text) override;
   // tail --group G --commit: each rebalance brings a new gate.
-  void gate_replaced(const Gate& g) override { gate_ = &g; }
+  void gate_replaced(const Gate&, const Gate& g) override { gate_ = &g; }
 
   void begin();   // json: "["
   void finish();  // json: "]"; then flush

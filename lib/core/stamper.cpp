@@ -30,6 +30,8 @@ Clock Stamper::current_clock() const {
       for (const auto& sc : custody.seqs()) c.append_unsorted(sc);
     }
   }
+  for (const auto& oc : carried_.offsets()) c.append_unsorted(oc);
+  for (const auto& sc : carried_.seqs()) c.append_unsorted(sc);
   for (const auto& [sink, s] : sinks_) {
     // 3 the end-offset seed: covers everything appended to the sink before this incarnation.
     if (s.seed >= 0) c.append_unsorted(OffsetClaim{sink, s.seed});
@@ -53,6 +55,8 @@ Clock Stamper::current_clock() const {
   }
   return c;
 }
+
+void Stamper::carry(const Clock& clock) { carried_.join(clock); }
 
 Clock Stamper::stamp_send(ChannelId sink) {
   Clock c = current_clock();
@@ -79,6 +83,10 @@ void Stamper::transaction_ended() {
   if (unacknowledged() != 0) {
     throw std::logic_error("Stamper::transaction_ended: sends still unacknowledged (flush first)");
   }
+}
+
+void Stamper::transaction_abandoned() {
+  for (auto& [sink, s] : sinks_) s.in_flight.clear();
 }
 
 std::size_t Stamper::unacknowledged() const {

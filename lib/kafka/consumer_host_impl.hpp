@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -163,6 +164,13 @@ struct ConsumerHost::Impl : GateObserver {
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
   // Seeks every assigned partition back to its baseline.
   std::expected<void, Error> seek_to_baselines();
+  // A new generation over the same assignment, from the committed offsets (a relay after
+  // an aborted transaction).
+  std::expected<void, Error> rewind();
+  // A relay's commit: given the offsets (with metadata) Impl::commit built, commits them in
+  // the relay's transaction instead of with rd_kafka_commit. Called also when no offset
+  // changed (the transaction may hold records all the same).
+  std::function<std::expected<void, Error>(const rd_kafka_topic_partition_list_t*)> commit_hook;
 };
 
 // The start position the rules of `o` give topic/partition (the most specific rule wins).

@@ -116,14 +116,14 @@ std::expected<void, Error> ConsumerHost::commit() {
 }
 
 void ConsumerHost::Impl::reset_generation() {
-  Gate& old = *host->gate_;
-  for (ChannelId c : old.scope()) {
-    for (const auto& h : old.held(c)) {
+  std::unique_ptr<Gate> old = std::move(host->gate_);
+  for (ChannelId c : old->scope()) {
+    for (const auto& h : old->held(c)) {
       if (h.tag) rd_kafka_message_destroy(reinterpret_cast<rd_kafka_message_t*>(h.tag));
     }
   }
   host->gate_ = std::make_unique<Gate>(host->names_, this);
-  if (host->observer_) host->observer_->gate_replaced(*host->gate_);
+  if (host->observer_) host->observer_->gate_replaced(*old, *host->gate_);
   for (ChannelId c : assignment) chans[c] = Ch{};
   assignment.clear();
   host->plan_.clear();
@@ -262,8 +262,14 @@ std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
     done.emplace_back(c, next);
     committed_meta[c] = std::move(meta);
   }
-  if (done.empty()) return {};
-  if (auto err = rd_kafka_commit(rk.get(), list.get(), sync ? 0 : 1); err) {
+  if (done.empty() && !commit_hook) return {};
+  if (commit_hook) {
+    // A relay: the offsets go into its transaction (send_offsets_to_transaction).
+    if (auto r = commit_hook(list.get()); !r) {
+      for (const auto& [c, next] : done) committed_meta[c].clear();
+      return r;
+    }
+  } else if (auto err = rd_kafka_commit(rk.get(), list.get(), sync ? 0 : 1); err) {
     for (const auto& [c, next] : done) committed_meta[c].clear();  // retried by the next commit
     return std::unexpected(runtime_error(fmt::format("group '{}' on {}: commit failed: {}", *opts.group, brokers,
                                                      rd_kafka_err2str(err))));
@@ -271,6 +277,15 @@ std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
   for (const auto& [c, next] : done) committed_at[c] = next;
   if (host->observer_) host->observer_->committed(done);
   return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::rewind() {
+  std::vector<ChannelId> again = assignment;
+  reset_generation();
+  if (again.empty()) return {};
+  ListPtr all = list_of(host->names_, again);
+  if (auto b = begin_generation(all.get()); !b) return b;
+  return seek_to_baselines();
 }
 
 std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines() {

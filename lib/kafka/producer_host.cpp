@@ -206,6 +206,9 @@ std::expected<void, Error> ProducerHost::flush() {
     }
   }
   rd_kafka_poll(rk_.get(), 0);
+  // Every report is in: the send indexes start again, so that a long-running sender's
+  // bookkeeping stays bounded.
+  if (rd_kafka_outq_len(rk_.get()) == 0) pending_.clear();
   return check_failed();
 }
 
@@ -232,6 +235,45 @@ std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
 }
 
 std::expected<void, Error> ProducerHost::commit() { return end_transaction(true); }
+
+std::expected<void, Error> ProducerHost::commit(const rd_kafka_topic_partition_list_t* offsets,
+                                                const rd_kafka_consumer_group_metadata_t* group) {
+  if (offsets && offsets->cnt > 0) {
+    if (auto r = flush(); !r) return r;
+    rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(rk_.get(), offsets, group,
+                                                               static_cast<int>(opts_.timeout.count()));
+    if (e) {
+      std::string text = txn_error_text(e);
+      const bool abortable = rd_kafka_error_txn_requires_abort(e);
+      rd_kafka_error_destroy(e);
+      if (abortable) (void)abort_and_forget();
+      return std::unexpected(runtime_error(fmt::format("send_offsets_to_transaction: {}", text)));
+    }
+  }
+  return end_transaction(true);
+}
+
+std::expected<void, Error> ProducerHost::abort_and_forget() {
+  if (!in_txn_) {
+    failed_.reset();
+    return check_failed();  // fatal errors only
+  }
+  rd_kafka_error_t* e = rd_kafka_abort_transaction(rk_.get(), static_cast<int>(opts_.timeout.count()));
+  if (e) {
+    std::string text = txn_error_text(e);
+    rd_kafka_error_destroy(e);
+    return std::unexpected(runtime_error(fmt::format("abort_transaction: {}", text)));
+  }
+  in_txn_ = false;
+  // The purged sends' delivery reports (errors) are served now, then forgotten.
+  rd_kafka_flush(rk_.get(), static_cast<int>(opts_.timeout.count()));
+  rd_kafka_poll(rk_.get(), 0);
+  failed_.reset();
+  if (rd_kafka_outq_len(rk_.get()) == 0) pending_.clear();
+  if (opts_.stamp) stamper_->transaction_abandoned();
+  ++aborts_;
+  return check_failed();
+}
 std::expected<void, Error> ProducerHost::abort() { return end_transaction(false); }
 
 std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t user) {

@@ -74,3 +74,36 @@ TEST_CASE("stamp: the end-offset seed claims end - 1 of every sink, and nothing 
   CHECK(c.offset_of(E) == kNoOffset);
   CHECK_FALSE(c.origin.has_value());
 }
+
+TEST_CASE("stamp: a new gate (a member's new generation) is read from set_gate on, and carry keeps what the old one knew",
+          "[stamper]") {
+  Names names;
+  const ChannelId A = names.channel("a", 0), B = names.channel("b", 0), K = names.channel("k", 0);
+  Gate old_gate(names);
+  old_gate.add_channel(A, 8);  // frontier a/0@7
+  Gate new_gate(names);
+  new_gate.add_channel(B, 3);  // frontier b/0@2
+  Stamper s(names.sender("relay"), Stamper::Mode::transactional, &old_gate);
+  CHECK(s.stamp_send(K).offset_of(A) == 7);
+  s.acknowledged(K, 1, 0);
+  // What a relay does at a generation change: carry the old clock, then read the new gate.
+  s.carry(s.current_clock());
+  s.set_gate(&new_gate);
+  Clock next = s.stamp_send(K);
+  CHECK(next.offset_of(A) == 7);  // carried: still claimed after the old gate is gone
+  CHECK(next.offset_of(B) == 2);  // the new gate's frontier
+  CHECK_FALSE(next.origin->seq == 0);
+}
+
+TEST_CASE("stamp: an abandoned transaction's unacknowledged sends are no longer claimed", "[stamper]") {
+  Names names;
+  const ChannelId K = names.channel("k", 0), L = names.channel("l", 0);
+  const SenderId me = names.sender("me");
+  Stamper s(me, Stamper::Mode::transactional);
+  s.stamp_send(K);  // 1, never acknowledged: its delivery failed
+  REQUIRE(s.unacknowledged() == 1);
+  s.transaction_abandoned();
+  CHECK(s.unacknowledged() == 0);
+  CHECK_NOTHROW(s.transaction_ended());
+  CHECK(s.stamp_send(L).seqs().empty());  // no sequence claim on the aborted send 1
+}

@@ -14,7 +14,7 @@
 #      records printed in order, exit 0), offline only as far as the usage line, which shows
 #      that they load and carry the version. examples/group-member (docs/library.md) builds
 #      too, and with MODE broker prints the same three, commits, and a second run of the
-#      same group prints nothing.
+#      same group prints nothing. examples/relay builds (tests/tail/relay_test.sh runs it).
 #
 # Usage: install_test.sh SOURCE_DIR BUILD_DIR broker|offline
 set -uo pipefail
@@ -111,12 +111,14 @@ if cmake -S "$EX" -B "$TMP/ex" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Relea
 else
   bad "examples/gated-consumer does not build with find_package(causal): $(tail -5 "$TMP/ex.log")"
 fi
-if cmake -S "$SRC/examples/group-member" -B "$TMP/gm" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release \
-  >"$TMP/gm.log" 2>&1 && cmake --build "$TMP/gm" >>"$TMP/gm.log" 2>&1; then
-  ok
-else
-  bad "examples/group-member does not build with find_package(causal): $(tail -5 "$TMP/gm.log")"
-fi
+for ex in group-member:gm relay:relay; do
+  if cmake -S "$SRC/examples/${ex%%:*}" -B "$TMP/${ex#*:}" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release \
+    >"$TMP/${ex#*:}.log" 2>&1 && cmake --build "$TMP/${ex#*:}" >>"$TMP/${ex#*:}.log" 2>&1; then
+    ok
+  else
+    bad "examples/${ex%%:*} does not build with find_package(causal): $(tail -5 "$TMP/${ex#*:}.log")"
+  fi
+done
 # shellcheck disable=SC2046  # pkg-config's flags are words
 if PKG_CONFIG_PATH=$LIBDIR/pkgconfig g++ -std=c++23 -o "$TMP/gc-pc" "$EX/main.cpp" \
   $(PKG_CONFIG_PATH=$LIBDIR/pkgconfig pkg-config --cflags --libs causal) -Wl,-rpath,"$LIBDIR" 2>"$TMP/pc.log"; then

@@ -29,6 +29,13 @@ class Stamper {
 
   // End-offset seed: the sink's end offset `end` at init (the next offset to be written).
   void seed(ChannelId sink, Offset end);
+  // The gate the stamp reads its frontier and custody from, from now on (a group member's
+  // new generation brings a new gate). May be null.
+  void set_gate(const Gate* gate) { gate_ = gate; }
+  // Joins `clock` (its origin ignored) into every later stamp: what a gate this node used
+  // before knew (its frontier and custody), so that records emitted after a new generation
+  // still claim what was delivered here before it. Over-claims delay, never reorder.
+  void carry(const Clock& clock);
 
   // Starts a send to `sink`: assigns the next send number and returns the record's stamp,
   // origin included. The send is unacknowledged until acknowledged() is called.
@@ -38,6 +45,9 @@ class Stamper {
   // Commit or abort: the host flushed every send first, so all are acknowledged.
   // REQUIRES: no unacknowledged sends (checked).
   void transaction_ended();
+  // An aborted transaction whose sends were not all acknowledged (a failed delivery): its
+  // sends were never appended as committed records, so their claims are dropped.
+  void transaction_abandoned();
 
   SenderId self() const { return self_; }
   SeqNo last_seq() const { return next_seq_ - 1; }
@@ -57,6 +67,7 @@ class Stamper {
   SenderId self_;
   Mode mode_;
   const Gate* gate_;
+  Clock carried_;  // see carry()
   SeqNo next_seq_ = 1;
   std::unordered_map<ChannelId, SinkState> sinks_;
 };

@@ -165,9 +165,10 @@ class HostObserver {
   virtual void delivered(const Delivery&, const rd_kafka_message_t& /*msg*/) {}
   // A record became head and is blocked on `b` (once per record and blocker).
   virtual void held(ChannelId, Offset, const Blocker&) {}
-  // Members: a rebalance started a new generation, with a new gate (ConsumerHost::gate()).
-  // Called before any record of the new generation is handed over.
-  virtual void gate_replaced(const Gate&) {}
+  // Members: a rebalance (or a rewind) starts a new generation with a new gate, which
+  // ConsumerHost::gate() returns from now on. Called while both exist, before any record of
+  // the new generation is handed over; the old one is destroyed right after.
+  virtual void gate_replaced(const Gate& /*old_gate*/, const Gate& /*new_gate*/) {}
   // Members: a commit went to the group coordinator: per channel, the offset committed.
   virtual void committed(std::span<const std::pair<ChannelId, Offset>>) {}
   virtual void lookup(const LookupReport&) {}
@@ -240,6 +241,7 @@ class ConsumerHost {
   struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
 
  private:
+  friend class Relay;  // relay.cpp drives the member's commits through its transactions
   ConsumerHost(Names& names, HostObserver* observer);
 
   Names& names_;

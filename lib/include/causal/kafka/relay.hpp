@@ -1,0 +1,123 @@
+// An exactly-once relay: a consumer-group member (ConsumerHost::join) whose deliveries go
+// through a user transform into a transactional, stamped producer (ProducerHost), and whose
+// input offsets are committed in the same transaction (send_offsets_to_transaction).
+//
+// One round (poll): the member polls; every record the gate delivers is copied aside; after
+// the poll, in delivery order, each goes to the transform, and each record it returns is
+// sent (a transaction is begun when none is open) stamped by the real Stamper reading the
+// member's gate (frontier, custody), with the end-offset seeds and own sends of the relay's
+// sender. The transform runs after the poll, not inside the gate's delivery, because the
+// gate hands a record over before its frontier covers it: a stamp taken then would not
+// claim the record it answers. After the poll the stamp claims everything delivered in it
+// (an over-claim, which delays and never reorders), as the simulator's nodes emit. When `max_records` were sent or `max_transaction`
+// passed, the transaction is committed with, per input partition, frontier + 1 and the
+// resolution state as metadata, and the consumer's group metadata (KIP-447: a zombie from
+// an older generation is fenced by the coordinator).
+//
+// Rebalances commit the open transaction first (in the revocation, before partitions are
+// given up), then start a new generation (docs/library.md); the stamper then reads the new
+// gate and carries what the old one knew, so later records still claim what this relay
+// delivered before.
+//
+// Errors: a failed send, commit or rebalance commit aborts the transaction (its records are
+// never visible to read_committed consumers), rewinds the member to the committed offsets
+// (a new generation: everything after them is delivered and transformed again), counts an
+// abort and goes on. A fatal producer error (fenced: another relay took the transactional
+// id, or the group moved on) ends the relay: poll() returns it.
+//
+// Thread-safety: none; one thread drives a Relay.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "causal/error.hpp"
+#include "causal/gate.hpp"
+#include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/producer_host.hpp"
+#include "causal/names.hpp"
+
+namespace causal::kafka {
+
+struct RelayOptions {
+  ConsumerOptions input;    // group required; whole topics; commit_interval and commit_on_close are the relay's
+  ProducerOptions output;   // transactional_id required; sink_topics: every topic the transform writes
+  std::size_t max_records = 1000;                      // records sent per transaction, at most
+  std::chrono::milliseconds max_transaction{200};      // a transaction's length, at most
+};
+
+// A record the transform emits. partition -1: librdkafka's default partitioner on the key.
+struct RelayRecord {
+  std::string topic;
+  std::int32_t partition = -1;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+};
+
+// A delivered input record, as the transform sees it.
+struct RelayInput {
+  ChannelId channel;
+  Offset offset;
+  std::int64_t timestamp;  // the record's timestamp (ms), -1 when none
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+};
+
+// Called for each delivered input record, in gate order; appends what to emit to `out`.
+using RelayTransform = std::function<void(const RelayInput& input, std::vector<RelayRecord>& out)>;
+
+struct RelayCounters {
+  std::uint64_t delivered = 0;   // input records delivered by the gate, over every attempt
+  std::uint64_t emitted = 0;     // records sent, over every attempt
+  std::uint64_t committed = 0;   // transactions committed
+  std::uint64_t aborted = 0;     // transactions aborted (each followed by a rewind)
+};
+
+class Relay {
+ public:
+  // `notes`, when set, gets the member's notes (rebalances, fallbacks) and the relay's
+  // (aborts and why).
+  static std::expected<std::unique_ptr<Relay>, Error> open(const RelayOptions& opts, RelayTransform transform,
+                                                           Names& names, HostObserver* notes = nullptr);
+  ~Relay();  // aborts an open transaction, leaves the group (nothing committed after the last commit)
+  Relay(const Relay&) = delete;
+  Relay& operator=(const Relay&) = delete;
+
+  // One round (see the file comment). Errors: fatal ones only.
+  std::expected<void, Error> poll();
+  // Commits the open transaction now (with the offsets). Errors: fatal ones only; an
+  // abortable failure aborts, rewinds and returns {} (counted in counters().aborted).
+  std::expected<void, Error> commit();
+
+  const RelayCounters& counters() const { return counters_; }
+  ConsumerHost& input() { return *input_; }
+  ProducerHost& output() { return *output_; }
+
+ private:
+  struct Bridge;
+  Relay() = default;
+  std::expected<void, Error> recover(const Error& why);
+  std::expected<void, Error> emit();  // transforms and sends delivered_
+
+  RelayOptions opts_;
+  RelayTransform transform_;
+  HostObserver* notes_ = nullptr;
+  std::unique_ptr<Bridge> bridge_;
+  std::unique_ptr<ProducerHost> output_;
+  std::unique_ptr<ConsumerHost> input_;
+  RelayCounters counters_;
+  std::size_t in_transaction_ = 0;  // records sent in the open transaction
+  std::size_t uncommitted_ = 0;     // records delivered since the last commit
+  std::chrono::steady_clock::time_point transaction_started_{};
+  std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
+};
+
+}  // namespace causal::kafka

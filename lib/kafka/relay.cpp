@@ -1,0 +1,135 @@
+#include "causal/kafka/relay.hpp"
+
+#include <fmt/core.h>
+
+#include "consumer_host_impl.hpp"
+
+namespace causal::kafka {
+
+// The member's observer: hands deliveries to the transform and the producer, keeps the
+// stamper on the current gate, passes notes on.
+struct Relay::Bridge : HostObserver {
+  Relay* relay = nullptr;
+  std::vector<RelayRecord> out;
+
+  void delivered(const Delivery& d, const rd_kafka_message_t& msg) override {
+    Relay& r = *relay;
+    ++r.counters_.delivered;
+    if (r.uncommitted_++ == 0 && r.in_transaction_ == 0) r.transaction_started_ = std::chrono::steady_clock::now();
+    RelayInput in{d.channel, d.offset, rd_kafka_message_timestamp(&msg, nullptr), std::nullopt, std::nullopt};
+    if (msg.key) in.key.emplace(static_cast<const char*>(msg.key), msg.key_len);
+    if (msg.payload) in.value.emplace(static_cast<const char*>(msg.payload), msg.len);
+    r.delivered_.push_back(std::move(in));
+  }
+  void gate_replaced(const Gate&, const Gate& new_gate) override {
+    // What the old gate knew stays claimed by later records (see the file comment).
+    Stamper& st = relay->output_->stamper();
+    st.carry(st.current_clock());
+    st.set_gate(&new_gate);
+  }
+  void note(std::string_view text) override {
+    if (relay->notes_) relay->notes_->note(text);
+  }
+  void lookup(const LookupReport& rep) override { note(rep.text); }
+  void failed_closed(const HeaderFailure& f) override { note(f.message); }
+};
+
+std::expected<std::unique_ptr<Relay>, Error> Relay::open(const RelayOptions& opts, RelayTransform transform,
+                                                         Names& names, HostObserver* notes) {
+  if (!opts.output.transactional_id || opts.output.transactional_id->empty()) {
+    return std::unexpected(usage_error("a relay needs a transactional id"));
+  }
+  std::unique_ptr<Relay> r(new Relay());
+  r->opts_ = opts;
+  r->transform_ = std::move(transform);
+  r->notes_ = notes;
+  r->bridge_ = std::make_unique<Bridge>();
+  r->bridge_->relay = r.get();
+  auto out = ProducerHost::open(opts.output, names);
+  if (!out) return std::unexpected(out.error());
+  r->output_ = std::move(*out);
+  ConsumerOptions in = opts.input;
+  in.commit_interval = std::chrono::milliseconds(0);  // commits go through the transactions
+  in.commit_on_close = false;                         // an open transaction is aborted, not committed
+  auto member = ConsumerHost::join(in, names, r->bridge_.get());
+  if (!member) return std::unexpected(member.error());
+  r->input_ = std::move(*member);
+  r->output_->stamper().set_gate(&r->input_->gate());
+  Relay* self = r.get();
+  r->input_->impl_->commit_hook = [self](const rd_kafka_topic_partition_list_t* offsets) -> std::expected<void, Error> {
+    const bool has_offsets = offsets && offsets->cnt > 0;
+    if (!self->output_->in_transaction()) {
+      if (!has_offsets) return {};
+      if (auto b = self->output_->begin(); !b) return b;
+    }
+    rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(self->input_->impl_->rk.get());
+    auto c = self->output_->commit(offsets, group);
+    rd_kafka_consumer_group_metadata_destroy(group);
+    if (!c) return c;
+    ++self->counters_.committed;
+    self->in_transaction_ = 0;
+    self->uncommitted_ = 0;
+    return {};
+  };
+  return r;
+}
+
+Relay::~Relay() {
+  if (output_) (void)output_->abort_and_forget();
+  input_.reset();  // leaves the group; commits nothing (commit_on_close is off)
+}
+
+std::expected<void, Error> Relay::emit() {
+  std::vector<RelayRecord> out;
+  for (const auto& in : delivered_) {
+    out.clear();
+    transform_(in, out);
+    for (const auto& rec : out) {
+      if (!output_->in_transaction()) {
+        if (auto b = output_->begin(); !b) return b;
+      }
+      OutRecord o;
+      o.topic = rec.topic;
+      o.partition = rec.partition;
+      if (rec.key) o.key = *rec.key;
+      if (rec.value) o.value = *rec.value;
+      if (auto sent = output_->send(o); !sent) return std::unexpected(sent.error());
+      ++in_transaction_;
+      ++counters_.emitted;
+    }
+  }
+  delivered_.clear();
+  return {};
+}
+
+std::expected<void, Error> Relay::recover(const Error& why) {
+  if (notes_) {
+    notes_->note(fmt::format("relay: transaction aborted ({}); rewinding to the committed offsets", why.message));
+  }
+  delivered_.clear();
+  if (auto a = output_->abort_and_forget(); !a) return a;  // fatal: fenced, or the producer is gone
+  ++counters_.aborted;
+  in_transaction_ = 0;
+  uncommitted_ = 0;
+  return input_->impl_->rewind();
+}
+
+std::expected<void, Error> Relay::poll() {
+  if (auto r = input_->poll(); !r) return recover(r.error());
+  if (auto e = emit(); !e) return recover(e.error());
+  const bool due = in_transaction_ >= opts_.max_records ||
+                   std::chrono::steady_clock::now() - transaction_started_ >= opts_.max_transaction;
+  if ((in_transaction_ > 0 || uncommitted_ > 0) && due) return commit();
+  return {};
+}
+
+std::expected<void, Error> Relay::commit() {
+  if (auto c = input_->impl_->commit(true); !c) return recover(c.error());
+  // Nothing to commit for the member (no offset moved) but records in the transaction.
+  if (output_->in_transaction()) {
+    if (auto c = input_->impl_->commit_hook(nullptr); !c) return recover(c.error());
+  }
+  return {};
+}
+
+}  // namespace causal::kafka

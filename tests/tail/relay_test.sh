@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The exactly-once relay (issue 12, item 2; examples/relay) on the real broker.
+#   1. A transactional source writes 100 committed records and 50 in an aborted transaction;
+#      the relay upper-cases them into the output topic and commits the input offsets in its
+#      transactions.
+#   2. A second source streams 200 more, slowly; the relay is killed with SIGKILL in the
+#      middle (its open transaction never commits), restarted with the same transactional id
+#      (which aborts the killed one's transaction), and drains the rest.
+#   3. An undecodable header on one input partition stops that partition there; the other
+#      goes on.
+# Then, independently of the relay: the relay group's commits reach the input's end; a
+# downstream `causal tail --group D --commit -e` of the output (read_committed) sees every
+# committed source record's effect exactly once, none of the aborted ones, and every output
+# record's clock claims the input record it came from (topic, partition and offset, found by
+# value in the input).
+#
+# Usage: relay_test.sh CAUSAL_BINARY RELAY_BINARY SOURCE_DIR BUILD_DIR
+set -uo pipefail
+CAUSAL=${1:?causal binary}
+RELAY=${2:?relay binary}
+SRC=${3:?source dir}
+BUILD=${4:?build dir}
+B=$(cat "$BUILD/test-broker/bootstrap" 2>/dev/null)
+[[ -n $B ]] || { echo "FAIL no test broker: $BUILD/test-broker/bootstrap is missing (run under the kafka_broker fixture)"; exit 1; }
+export CAUSAL_BROKERS=$B
+TMP=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+fails=0
+passes=0
+ok() { passes=$((passes + 1)); }
+bad() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+}
+run=$$-$RANDOM
+in=relay-in-$run
+out=relay-out-$run
+for t in "$in" "$out"; do
+  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create \
+    --topic "$t" --partitions 2 >/dev/null 2>&1 || bad "cannot create topic $t"
+done
+# caught_up: the relay group's commits equal the input's high watermarks.
+caught_up() {
+  local want got
+  want=$("$CAUSAL" baseline "$in" --format json 2>/dev/null | jq -r '.channels[] | "\(.partition)=\(.high_watermark)"' | sort)
+  got=$("$CAUSAL" explain --group "r-$run" --topic "$in" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset)"' | sort)
+  [[ -n $want && $want == "$got" ]]
+}
+start_relay() {
+  "$RELAY" "$B" "r-$run" "tx-$run" "$out" "$in" 2>>"$TMP/relay.err" &
+  relay=$!
+  pids+=("$relay")
+}
+
+# 1. Committed, aborted, committed.
+{
+  for i in $(seq 1 50); do printf '{"value":"a%d","partition":%d}\n' "$i" $((i % 2)); done
+  echo '{"transaction":"commit"}'
+  for i in $(seq 1 50); do printf '{"value":"x%d","partition":%d}\n' "$i" $((i % 2)); done
+  echo '{"transaction":"abort"}'
+  for i in $(seq 51 100); do printf '{"value":"a%d","partition":%d}\n' "$i" $((i % 2)); done
+} | "$CAUSAL" produce --transactional-id "src1-$run" "$in" >/dev/null 2>"$TMP/src1.err" || bad "source 1: $(cat "$TMP/src1.err")"
+start_relay
+for _ in $(seq 300); do caught_up && break; sleep 0.2; done
+caught_up && ok || bad "the relay did not commit the first source's input within 60 s: $(tail -3 "$TMP/relay.err")"
+
+# 2. A slow stream; SIGKILL in the middle; a restart with the same transactional id.
+{
+  for i in $(seq 1 200); do
+    printf '{"value":"b%d","partition":%d}\n' "$i" $((i % 2))
+    sleep 0.02
+  done
+} | "$CAUSAL" produce --transactional-id "src2-$run" --commit-every 10 "$in" >/dev/null 2>"$TMP/src2.err" &
+source2=$!
+sleep 2
+kill -9 "$relay"
+wait "$relay" 2>/dev/null
+start_relay
+wait "$source2" || bad "source 2: $(cat "$TMP/src2.err")"
+for _ in $(seq 300); do caught_up && break; sleep 0.2; done
+caught_up && ok || bad "the restarted relay did not commit the input within 60 s: $(tail -3 "$TMP/relay.err")"
+
+# 3. Fail closed: an undecodable header on in/1 stops that partition at it (nothing after it
+# relayed, nothing committed past it, its coordinates said); in/0 goes on.
+bad_at=$("$CAUSAL" baseline "$in/1" --format json | jq '.channels[0].high_watermark')
+printf '%s\n' '{"value":"broken","partition":1,"headers":[{"name":"causal.clock","value":"not a clock"}]}' \
+  '{"value":"c2","partition":1}' | "$CAUSAL" produce --no-stamp "$in" >/dev/null 2>&1
+printf '%s\n' '{"value":"c1","partition":0}' '{"value":"c3","partition":0}' | "$CAUSAL" produce --no-stamp "$in" >/dev/null 2>&1
+end0=$("$CAUSAL" baseline "$in/0" --format json | jq '.channels[0].high_watermark')
+for _ in $(seq 150); do
+  committed=$("$CAUSAL" explain --group "r-$run" --topic "$in" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset)"' | sort | tr '\n' ' ')
+  [[ $committed == "0=$end0 1=$bad_at " ]] && break
+  sleep 0.2
+done
+[[ $committed == "0=$end0 1=$bad_at " ]] && ok || bad "after a bad header at $in/1@$bad_at: committed $committed, want 0=$end0 1=$bad_at"
+grep -qF "$in/1@$bad_at: undecodable causal.clock header" "$TMP/relay.err" && ok ||
+  bad "the relay did not report $in/1@$bad_at: $(tail -3 "$TMP/relay.err")"
+
+kill -INT "$relay"
+wait "$relay"
+rc=$?
+[[ $rc == 0 ]] && ok || bad "the relay exited $rc on SIGINT: $(tail -3 "$TMP/relay.err")"
+
+# The checker: what was appended to the output and committed, read downstream.
+timeout 60 "$CAUSAL" tail --group "d-$run" --commit -e --format jsonl "$out" >"$TMP/down.jsonl" 2>"$TMP/down.err"
+rc=$?
+[[ $rc == 0 ]] && ok || bad "downstream tail exited $rc: $(tail -3 "$TMP/down.err")"
+want=$({ seq 1 100 | sed 's/^/A/'; seq 1 200 | sed 's/^/B/'; echo C1; echo C3; } | sort)
+got=$(jq -r .value "$TMP/down.jsonl" | sort)
+if [[ $got == "$want" ]]; then
+  ok
+else
+  bad "downstream values differ from the committed source's, upper-cased, once each: $(diff <(echo "$want") <(echo "$got") | head -8 | tr '\n' ' ')"
+fi
+# Each output record claims its input record: the input's coordinates by value.
+"$CAUSAL" tail -e --format jsonl "$in" 2>/dev/null |
+  jq -r '"\(.value | ascii_upcase) \(.partition) \(.offset)"' | sort >"$TMP/inputs"
+missing=$(jq -r --arg in "$in" '"\(.value) " + ([.clock.claims[]? | select(.topic == $in) | "\(.partition):\(.offset)"] | join(","))' \
+  "$TMP/down.jsonl" | sort | join - "$TMP/inputs" | awk '{ if (index("," $2 ",", "," $3 ":") == 0) { print $1; next }
+    split($2, cs, ","); hit = 0; for (i in cs) { split(cs[i], po, ":"); if (po[1] == $3 && po[2] + 0 >= $4 + 0) hit = 1 }
+    if (!hit) print $1 }')
+[[ -z $missing && $(wc -l <"$TMP/inputs") -ge 302 ]] && ok ||
+  bad "output records whose clock does not claim their input: $(head -5 <<<"$missing" | tr '\n' ' ') (inputs: $(wc -l <"$TMP/inputs"))"
+grep -q "transactions committed" "$TMP/relay.err" && ok || bad "the relay's last line is missing: $(tail -2 "$TMP/relay.err")"
+
+echo "$passes passed, $fails failed"
+((fails == 0))
