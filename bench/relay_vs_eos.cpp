@@ -1,0 +1,165 @@
+// One exactly-once consume-transform-produce run over an input topic, in one of two ways:
+//   plain   librdkafka alone: a group consumer read in batches of 4096, a transactional
+//           producer, upper-casing, and after each batch, once 1000 records were sent (or
+//           200 ms passed), send_offsets_to_transaction + commit_transaction
+//   relay   causal::kafka::Relay with the same transform and the same transaction bounds
+//           (gate, stamps, resolution state in the committed metadata)
+// It reads RECORDS records, commits, and prints "MODE RECORDS SECONDS" (time from the first
+// record received to the last commit). bench/relay_vs_eos.sh runs both side by side.
+//
+//   relay_vs_eos plain|relay BROKERS INPUT OUTPUT GROUP TRANSACTIONAL_ID RECORDS
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+
+#include "causal/kafka/relay.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "relay_vs_eos: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void set(rd_kafka_conf_t* conf, const char* k, const std::string& v) {
+  char err[512];
+  if (rd_kafka_conf_set(conf, k, v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) die(err);
+}
+
+void check(rd_kafka_error_t* e, const char* what) {
+  if (!e) return;
+  std::string text = std::string(what) + ": " + rd_kafka_error_string(e);
+  rd_kafka_error_destroy(e);
+  die(text);
+}
+
+double plain(const std::string& brokers, const std::string& in, const std::string& out, const std::string& group,
+             const std::string& txid, long records) {
+  char err[512];
+  rd_kafka_conf_t* cc = rd_kafka_conf_new();
+  set(cc, "bootstrap.servers", brokers);
+  set(cc, "group.id", group);
+  set(cc, "isolation.level", "read_committed");
+  set(cc, "enable.auto.commit", "false");
+  set(cc, "auto.offset.reset", "earliest");
+  rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, cc, err, sizeof err);
+  if (!consumer) die(err);
+  rd_kafka_conf_t* pc = rd_kafka_conf_new();
+  set(pc, "bootstrap.servers", brokers);
+  set(pc, "transactional.id", txid);
+  set(pc, "linger.ms", "5");
+  rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, pc, err, sizeof err);
+  if (!producer) die(err);
+  check(rd_kafka_init_transactions(producer, 30000), "init_transactions");
+  rd_kafka_topic_partition_list_t* sub = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(sub, in.c_str(), RD_KAFKA_PARTITION_UA);
+  rd_kafka_subscribe(consumer, sub);
+  rd_kafka_topic_partition_list_destroy(sub);
+
+  long seen = 0, in_txn = 0;
+  bool open = false;
+  Clock::time_point first{}, txn_start{};
+  std::string value;
+  auto commit = [&] {
+    rd_kafka_topic_partition_list_t* assignment = nullptr;
+    rd_kafka_assignment(consumer, &assignment);
+    rd_kafka_position(consumer, assignment);
+    rd_kafka_consumer_group_metadata_t* meta = rd_kafka_consumer_group_metadata(consumer);
+    check(rd_kafka_send_offsets_to_transaction(producer, assignment, meta, 30000), "send_offsets_to_transaction");
+    rd_kafka_consumer_group_metadata_destroy(meta);
+    rd_kafka_topic_partition_list_destroy(assignment);
+    check(rd_kafka_commit_transaction(producer, 30000), "commit_transaction");
+    open = false;
+    in_txn = 0;
+  };
+  // Batches as the relay's consumer host takes them (4096 records, 100 ms), and the same
+  // rule for ending a transaction, checked after each batch.
+  rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(consumer);
+  std::vector<rd_kafka_message_t*> batch(4096);
+  while (seen < records) {
+    ssize_t n = rd_kafka_consume_batch_queue(queue, 100, batch.data(), batch.size());
+    for (ssize_t i = 0; i < n; ++i) {
+      rd_kafka_message_t* m = batch[i];
+      if (!m->err) {
+        if (seen == 0) first = Clock::now();
+        if (!open) {
+          check(rd_kafka_begin_transaction(producer), "begin_transaction");
+          open = true;
+          txn_start = Clock::now();
+        }
+        value.assign(static_cast<const char*>(m->payload), m->len);
+        std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::toupper(c); });
+        for (;;) {
+          auto e = rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(out.c_str()), RD_KAFKA_V_KEY(m->key, m->key_len),
+                                     RD_KAFKA_V_VALUE(value.data(), value.size()),
+                                     RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+          if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
+          if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) die(rd_kafka_err2str(e));
+          rd_kafka_poll(producer, 10);
+        }
+        ++seen;
+        ++in_txn;
+      }
+      rd_kafka_message_destroy(m);
+    }
+    rd_kafka_poll(producer, 0);
+    if (open && (in_txn >= 1000 || Clock::now() - txn_start >= std::chrono::milliseconds(200) || seen >= records)) {
+      commit();
+    }
+  }
+  rd_kafka_queue_destroy(queue);
+  const double secs = std::chrono::duration<double>(Clock::now() - first).count();
+  rd_kafka_consumer_close(consumer);
+  rd_kafka_destroy(consumer);
+  rd_kafka_destroy(producer);
+  return secs;
+}
+
+double relay(const std::string& brokers, const std::string& in, const std::string& out, const std::string& group,
+             const std::string& txid, long records) {
+  causal::kafka::RelayOptions opts;
+  opts.input.connection.brokers = opts.output.connection.brokers = brokers;
+  opts.input.group = group;
+  opts.input.channels.push_back({in, std::nullopt});
+  opts.output.transactional_id = txid;
+  opts.output.sink_topics = {out};
+  opts.max_records = 1000;
+  opts.max_transaction = std::chrono::milliseconds(200);
+  auto upper = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
+    causal::kafka::RelayRecord o{out, -1, r.key, r.value.value_or("")};
+    std::transform(o.value->begin(), o.value->end(), o.value->begin(), [](unsigned char c) { return std::toupper(c); });
+    emit.push_back(std::move(o));
+  };
+  causal::Names names;
+  auto rel = causal::kafka::Relay::open(opts, upper, names);
+  if (!rel) die(rel.error().message);
+  Clock::time_point first{};
+  while ((*rel)->counters().delivered < static_cast<std::uint64_t>(records)) {
+    if (auto r = (*rel)->poll(); !r) die(r.error().message);
+    if (first == Clock::time_point{} && (*rel)->counters().delivered > 0) first = Clock::now();
+  }
+  if (auto c = (*rel)->commit(); !c) die(c.error().message);
+  if ((*rel)->counters().aborted != 0) die("a transaction was aborted");
+  return std::chrono::duration<double>(Clock::now() - first).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 8) die("usage: relay_vs_eos plain|relay BROKERS INPUT OUTPUT GROUP TRANSACTIONAL_ID RECORDS");
+  const std::string mode = argv[1];
+  const long records = std::atol(argv[7]);
+  double secs = mode == "plain"   ? plain(argv[2], argv[3], argv[4], argv[5], argv[6], records)
+                : mode == "relay" ? relay(argv[2], argv[3], argv[4], argv[5], argv[6], records)
+                                  : (die("mode must be plain or relay"), 0.0);
+  std::printf("%s %ld %.3f\n", mode.c_str(), records, secs);
+  return 0;
+}
