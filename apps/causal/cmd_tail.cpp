@@ -187,10 +187,9 @@ Outcome run_tail(const TailOptions& o) {
     if (writer.limit_reached() || writer.broken()) break;
     if (o.commit && std::chrono::steady_clock::now() >= next_commit) {
       next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      if (auto c = host.commit(); !c) {
-        outcome = std::unexpected(c.error());
-        break;
-      }
+      // A failed commit loses nothing (the next one carries the same or a later position):
+      // said, and tried again; only the last commit's failure is the exit status.
+      if (auto c = host.commit(); !c) writer.note(c.error().message);
     }
     // A failed channel ends the run once the rest is caught up: exit 3 after printing
     // what was deliverable.

@@ -146,6 +146,7 @@ struct ConsumerHost::Impl : GateObserver {
   bool member = false;                     // joined opts.group: rebalances and commits
   int generations = 0;                     // assignments received so far
   std::vector<ChannelId> assignment;       // the current generation's channels
+  std::vector<ChannelId> owned;            // what the group assigned (the next generation's, after a failure)
   std::vector<Offset> committed_at;        // by ChannelId: offset last committed, or kNoOffset
   std::vector<std::string> committed_meta; // by ChannelId: metadata last committed
   std::chrono::steady_clock::time_point next_commit{};

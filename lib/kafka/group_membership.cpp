@@ -280,10 +280,9 @@ std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
 }
 
 std::expected<void, Error> ConsumerHost::Impl::rewind() {
-  std::vector<ChannelId> again = assignment;
   reset_generation();
-  if (again.empty()) return {};
-  ListPtr all = list_of(host->names_, again);
+  if (owned.empty()) return {};
+  ListPtr all = list_of(host->names_, owned);
   if (auto b = begin_generation(all.get()); !b) return b;
   return seek_to_baselines();
 }
@@ -334,6 +333,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     return k;
   }();
   reset_generation();
+  owned = next;
 
   // Give up what is revoked (or everything, eagerly), then start the next generation.
   if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {

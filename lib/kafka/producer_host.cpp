@@ -258,11 +258,15 @@ std::expected<void, Error> ProducerHost::abort_and_forget() {
     failed_.reset();
     return check_failed();  // fatal errors only
   }
-  rd_kafka_error_t* e = rd_kafka_abort_transaction(rk_.get(), static_cast<int>(opts_.timeout.count()));
-  if (e) {
+  // A broker that is away (restarting, a coordinator moving) makes the abort time out with a
+  // retriable error: try again, for up to four timeouts, before giving up.
+  for (int attempt = 1;; ++attempt) {
+    rd_kafka_error_t* e = rd_kafka_abort_transaction(rk_.get(), static_cast<int>(opts_.timeout.count()));
+    if (!e) break;
     std::string text = txn_error_text(e);
+    const bool retry = rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) && attempt < 4;
     rd_kafka_error_destroy(e);
-    return std::unexpected(runtime_error(fmt::format("abort_transaction: {}", text)));
+    if (!retry) return std::unexpected(runtime_error(fmt::format("abort_transaction: {}", text)));
   }
   in_txn_ = false;
   // The purged sends' delivery reports (errors) are served now, then forgotten.

@@ -1,5 +1,7 @@
 #include "causal/kafka/relay.hpp"
 
+#include <thread>
+
 #include <fmt/core.h>
 
 #include "consumer_host_impl.hpp"
@@ -111,10 +113,24 @@ std::expected<void, Error> Relay::recover(const Error& why) {
   ++counters_.aborted;
   in_transaction_ = 0;
   uncommitted_ = 0;
-  return input_->impl_->rewind();
+  return rewind();
+}
+
+std::expected<void, Error> Relay::rewind() {
+  // Reading the committed offsets needs the group coordinator: while the brokers are away
+  // this fails, and the next poll tries again (nothing is delivered meanwhile: the
+  // generation was reset, so no partition is assigned to the gate).
+  auto r = input_->impl_->rewind();
+  rewind_pending_ = !r;
+  if (!r && notes_) notes_->note(fmt::format("relay: rewind failed ({}); trying again", r.error().message));
+  return {};
 }
 
 std::expected<void, Error> Relay::poll() {
+  if (rewind_pending_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (auto r = rewind(); !r || rewind_pending_) return r;
+  }
   if (auto r = input_->poll(); !r) return recover(r.error());
   if (auto e = emit(); !e) return recover(e.error());
   const bool due = in_transaction_ >= opts_.max_records ||

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Issue 12's end-to-end fault test, on a broker of its own (it restarts it).
+#
+# Two transactional sources (`causal produce`, every third transaction aborted) write two
+# input topics; three relays (examples/relay) in one group relay them, upper-cased, into
+# one output topic. During the run: one relay is killed with SIGKILL and restarted, a
+# fourth joins and leaves (two rebalances), and the broker is restarted; then both sources
+# write again. At the end a downstream `causal tail --group D --commit -e` reads the output.
+#
+# The checker is independent of the gate and the stamper: it reads the logs with kcat
+# (read_committed) and the downstream output, and checks from the documents' definitions:
+#   - exactly once: the downstream values are the committed input values, upper-cased, each
+#     once; no aborted one's;
+#   - causal order downstream: every offset claim of a delivered record on the output topic
+#     was delivered before it (all committed records of that partition at or below the
+#     claimed offset);
+#   - every group drains: the relay group's commits reach the inputs' ends, the downstream
+#     group's the output's, and a second downstream run prints nothing.
+#
+# Usage: relay_faults_test.sh CAUSAL_BINARY RELAY_BINARY SOURCE_DIR
+set -uo pipefail
+CAUSAL=${1:?causal binary}
+RELAY=${2:?relay binary}
+SRC=${3:?source dir}
+TMP=$(mktemp -d)
+export CAUSAL_BROKER_DIR=$TMP/broker
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  "$SRC/scripts/test-broker" stop >/dev/null 2>&1
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+fails=0
+passes=0
+ok() { passes=$((passes + 1)); }
+bad() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+}
+B=$("$SRC/scripts/test-broker" start 2>"$TMP/broker.err") || { echo "FAIL the test broker did not start: $(tail -5 "$TMP/broker.err")"; exit 1; }
+export CAUSAL_BROKERS=$B
+for t in in-a:2 in-b:2 out:3; do
+  "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create --topic "${t%%:*}" --partitions "${t#*:}" \
+    >/dev/null 2>&1 || bad "cannot create topic ${t%%:*}"
+done
+
+declare -A relay_pid
+start_relay() {  # start_relay N
+  "$RELAY" "$B" relays "tx-$1" out in-a in-b 2>>"$TMP/relay-$1.err" &
+  relay_pid[$1]=$!
+  pids+=("$!")
+}
+# source NAME TOPIC ROUND COUNT: transactions of 4 records, every third aborted; values
+# NAME-ROUND-i (committed) or x-NAME-ROUND-i (aborted), slowly.
+source() {
+  local name=$1 topic=$2 round=$3 count=$4 i txn=0 prefix
+  {
+    for ((i = 1; i <= count; i++)); do
+      prefix=""
+      ((txn % 3 == 2)) && prefix=x-
+      printf '{"value":"%s%s-%s-%d","partition":%d}\n' "$prefix" "$name" "$round" "$i" $((i % 2))
+      if ((i % 4 == 0)); then
+        if ((txn % 3 == 2)); then echo '{"transaction":"abort"}'; else echo '{"transaction":"commit"}'; fi
+        txn=$((txn + 1))
+        sleep 0.1
+      fi
+    done
+  } | "$CAUSAL" produce --transactional-id "src-$name-$round" "$topic" >/dev/null 2>>"$TMP/source-$name.err"
+}
+caught_up() {  # the relay group's commits equal the inputs' high watermarks
+  local want got
+  want=$("$CAUSAL" baseline in-a in-b --format json 2>/dev/null | jq -r '.channels[] | "\(.topic)/\(.partition)=\(.high_watermark)"' | sort)
+  got=$("$CAUSAL" explain --group relays --topic in-a --topic in-b --format json 2>/dev/null |
+    jq -r '.source.committed[] | "\(.topic)/\(.partition)=\(.offset)"' | sort)
+  [[ -n $want && $want == "$got" ]]
+}
+
+for n in 1 2 3; do start_relay "$n"; done
+sleep 3
+source a in-a 1 96 &
+sa=$!
+source b in-b 1 96 &
+sb=$!
+sleep 2
+kill -9 "${relay_pid[2]}"                  # fault 1: a relay dies mid-stream ...
+sleep 1
+start_relay 2                              # ... and comes back
+start_relay 4                              # fault 2: a fourth member joins ...
+sleep 3
+kill -INT "${relay_pid[4]}"                # ... and leaves
+wait "${relay_pid[4]}" || bad "relay 4 exited $? on SIGINT: $(tail -2 "$TMP/relay-4.err")"
+wait "$sa" || bad "source a, round 1: $(tail -2 "$TMP/source-a.err")"
+wait "$sb" || bad "source b, round 1: $(tail -2 "$TMP/source-b.err")"
+"$SRC/scripts/test-broker" restart >/dev/null 2>"$TMP/restart.err" || bad "broker restart: $(tail -3 "$TMP/restart.err")"  # fault 3
+source a in-a 2 24 || bad "source a, round 2: $(tail -2 "$TMP/source-a.err")"
+source b in-b 2 24 || bad "source b, round 2: $(tail -2 "$TMP/source-b.err")"
+for _ in $(seq 450); do caught_up && break; sleep 0.2; done
+caught_up && ok || bad "the relay group did not drain within 90 s: $(tail -2 "$TMP"/relay-*.err)"
+for n in 1 2 3; do
+  kill -INT "${relay_pid[$n]}"
+  wait "${relay_pid[$n]}" || bad "relay $n exited $? on SIGINT: $(tail -2 "$TMP/relay-$n.err")"
+done
+cat "$TMP"/relay-*.err | grep -c "transactions committed" >"$TMP/ends"
+[[ $(cat "$TMP/ends") == 4 ]] && ok || bad "relays that ended cleanly: $(cat "$TMP/ends") of 4"
+
+# --- the checker ------------------------------------------------------------------------
+read_committed() { kcat -b "$B" -C -e -J -X isolation.level=read_committed -t "$1" 2>/dev/null; }
+read_committed in-a >"$TMP/in.json"
+read_committed in-b >>"$TMP/in.json"
+read_committed out >"$TMP/out.json"
+committed_inputs=$(jq -r .payload "$TMP/in.json" | sort)
+[[ $(grep -c . <<<"$committed_inputs") -ge 120 ]] && ok || bad "too few committed input records: $(grep -c . <<<"$committed_inputs")"
+grep -q '^x-' <<<"$committed_inputs" && bad "an aborted source record is committed" || ok
+
+timeout 120 "$CAUSAL" tail --group downstream --commit -e --format jsonl out >"$TMP/down.jsonl" 2>"$TMP/down.err"
+rc=$?
+[[ $rc == 0 ]] && ok || bad "downstream tail exited $rc: $(tail -3 "$TMP/down.err")"
+want=$(tr '[:lower:]' '[:upper:]' <<<"$committed_inputs" | sort)
+got=$(jq -r .value "$TMP/down.jsonl" | sort)
+if [[ $got == "$want" ]]; then
+  ok
+else
+  bad "exactly once: $(diff <(echo "$want") <(echo "$got") | grep -c '^[<>]') differences: $(diff <(echo "$want") <(echo "$got") | head -6 | tr '\n' ' ')"
+fi
+# Causal order: for each delivered record in order, its claims on `out` are delivered.
+jq -r '"\(.partition) \(.offset)"' "$TMP/out.json" | sort -n -k1,1 -k2,2 >"$TMP/out.offsets"
+violations=$(jq -r '"\(.partition) \(.offset) " + ([.clock.claims[]? | select(.topic == "out") | "\(.partition):\(.offset)"] | join(" "))' \
+  "$TMP/down.jsonl" | awk -v offsets="$TMP/out.offsets" '
+    BEGIN { while ((getline line < offsets) > 0) { split(line, f, " "); n[f[1]]++; at[f[1], n[f[1]]] = f[2] } }
+    function rank(p, o,   i, r) { r = 0; for (i = 1; i <= n[p]; i++) if (at[p, i] <= o) r++; return r }
+    {
+      for (i = 3; i <= NF; i++) {
+        split($i, c, ":")
+        if (done[c[1]] < rank(c[1], c[2])) print "out/" $1 "@" $2 " before its claim out/" c[1] "@" c[2]
+      }
+      done[$1]++
+    }')
+[[ -z $violations ]] && ok || bad "causal order downstream: $(head -3 <<<"$violations" | tr '\n' ' ')"
+[[ $(jq '[.clock.claims[]? | select(.topic == "out")] | length' "$TMP/down.jsonl" | awk '$1 > 0' | wc -l) -gt 0 ]] && ok ||
+  bad "no output record claims another: the order check above checked nothing"
+
+timeout 60 "$CAUSAL" tail --group downstream --commit -e --format jsonl out >"$TMP/down2.jsonl" 2>/dev/null
+[[ ! -s $TMP/down2.jsonl ]] && ok || bad "the downstream group did not drain: a second run printed $(wc -l <"$TMP/down2.jsonl")"
+
+echo "relays: $(grep -h "transactions committed" "$TMP"/relay-*.err | tr '\n' ';')"
+echo "downstream: $(wc -l <"$TMP/down.jsonl") records of $(grep -c . <<<"$committed_inputs") committed inputs"
+echo "$passes passed, $fails failed"
+((fails == 0))
