@@ -4,8 +4,8 @@
 # Two transactional sources (`causal produce`, every third transaction aborted) write two
 # input topics; three relays (examples/relay) in one group relay them, upper-cased, into
 # one output topic. During the run: one relay is killed with SIGKILL and restarted, a
-# fourth joins and leaves (two rebalances), and the broker is restarted; then both sources
-# write again. At the end a downstream `causal tail --group D --commit -e` reads the output.
+# fourth joins and leaves (two rebalances), and the broker is restarted as the first round
+# ends; then both sources write a second round. At the end a downstream `causal tail --group D --commit -e` reads the output.
 #
 # The checker is independent of the gate and the stamper: it reads the logs with kcat
 # (read_committed) and the downstream output, and checks from the documents' definitions:
@@ -16,6 +16,8 @@
 #     claimed offset);
 #   - every group drains: the relay group's commits reach the inputs' ends, the downstream
 #     group's the output's, and a second downstream run prints nothing.
+# Last, a claim is frozen on purpose on the relay group: `causal explain --group` names it,
+# and running its remedies as printed unfreezes it.
 #
 # Usage: relay_faults_test.sh CAUSAL_BINARY RELAY_BINARY SOURCE_DIR
 set -uo pipefail
@@ -92,7 +94,11 @@ kill -INT "${relay_pid[4]}"                # ... and leaves
 wait "${relay_pid[4]}" || bad "relay 4 exited $? on SIGINT: $(tail -2 "$TMP/relay-4.err")"
 wait "$sa" || bad "source a, round 1: $(tail -2 "$TMP/source-a.err")"
 wait "$sb" || bad "source b, round 1: $(tail -2 "$TMP/source-b.err")"
-"$SRC/scripts/test-broker" restart >/dev/null 2>"$TMP/restart.err" || bad "broker restart: $(tail -3 "$TMP/restart.err")"  # fault 3
+# Fault 3: the broker restarts as the first round ends (relays still members, their last
+# transactions committing), then both sources write a second round. A restart in the middle
+# of busy transactions does not drain reliably yet (see docs/library.md); the checker reads
+# the log, so what it asserts holds either way.
+"$SRC/scripts/test-broker" restart >/dev/null 2>"$TMP/restart.err" || bad "broker restart: $(tail -3 "$TMP/restart.err")"
 source a in-a 2 24 || bad "source a, round 2: $(tail -2 "$TMP/source-a.err")"
 source b in-b 2 24 || bad "source b, round 2: $(tail -2 "$TMP/source-b.err")"
 for _ in $(seq 450); do caught_up && break; sleep 0.2; done
@@ -142,6 +148,33 @@ violations=$(jq -r '"\(.partition) \(.offset) " + ([.clock.claims[]? | select(.t
 
 timeout 60 "$CAUSAL" tail --group downstream --commit -e --format jsonl out >"$TMP/down2.jsonl" 2>/dev/null
 [[ ! -s $TMP/down2.jsonl ]] && ok || bad "the downstream group did not drain: a second run printed $(wc -l <"$TMP/down2.jsonl")"
+
+# --- a claim frozen on purpose on the relay group, diagnosed and remedied ---------------
+# cart-x's send 7 goes to in-b/0; a record on in-a/0 claims it by sequence; the relay group's
+# commit on in-b/0 is then moved past the send: a relay restarted there holds the claiming
+# record (the send is below its baseline). explain names it; its remedy unfreezes it.
+send_at=$("$CAUSAL" baseline in-b/0 --format json | jq '.channels[0].high_watermark')
+printf '{"value":"cart","partition":0,"headers":[{"name":"causal.clock","value":"%s","value_encoding":"base64"}]}\n' \
+  "$("$CAUSAL" encode 'origin=cart-x:7')" | "$CAUSAL" produce --no-stamp in-b >/dev/null 2>&1
+printf '{"value":"pay","partition":0,"headers":[{"name":"causal.clock","value":"%s","value_encoding":"base64"}]}\n' \
+  "$("$CAUSAL" encode 'in-b/0#cart-x:7 origin=pay-1:1')" | "$CAUSAL" produce --no-stamp in-a >/dev/null 2>&1
+"$CAUSAL" baseline --group relays --apply --allow-skip "in-b/0@$((send_at + 1))" >/dev/null 2>"$TMP/skip.err" ||
+  bad "moving the relay group past the send: $(cat "$TMP/skip.err")"
+"$CAUSAL" explain --group relays --topic in-a --topic in-b --format json >"$TMP/explain.json" 2>/dev/null
+rc=$?
+if [[ $rc == 4 ]] && jq -e --arg at "in-b/0@$send_at" '[.roots[] | tostring | contains("cart-x")] | any' "$TMP/explain.json" >/dev/null &&
+  jq -r '.remedies[]' "$TMP/explain.json" | grep -qF "in-b/0@$send_at"; then
+  ok
+else
+  bad "explain on the frozen relay group: exit $rc, remedies $(jq -c '.remedies' "$TMP/explain.json" 2>/dev/null)"
+fi
+mkdir -p "$TMP/bin" && ln -sf "$(readlink -f "$CAUSAL")" "$TMP/bin/causal"  # remedies run as printed
+while read -r remedy; do
+  PATH=$TMP/bin:$PATH bash -c "$remedy" >/dev/null 2>>"$TMP/remedy.err" || bad "the remedy failed: $remedy: $(tail -1 "$TMP/remedy.err")"
+done < <(jq -r '.remedies[]' "$TMP/explain.json")
+"$CAUSAL" explain --group relays --topic in-a --topic in-b >/dev/null 2>&1
+rc=$?
+[[ $rc == 0 ]] && ok || bad "explain after the remedy: exit $rc, want 0"
 
 echo "relays: $(grep -h "transactions committed" "$TMP"/relay-*.err | tr '\n' ';')"
 echo "downstream: $(wc -l <"$TMP/down.jsonl") records of $(grep -c . <<<"$committed_inputs") committed inputs"
