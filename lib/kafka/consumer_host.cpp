@@ -101,6 +101,23 @@ StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std:
   return best;
 }
 
+std::vector<std::pair<std::string, std::string>> consumer_defaults(const ConsumerOptions& opts,
+                                                                    const std::string& group) {
+  std::vector<std::pair<std::string, std::string>> defaults = {
+      {"client.id", "causal"},
+      {"group.id", group},
+      {"isolation.level", "read_committed"},
+      {"enable.partition.eof", "true"},
+      {"enable.auto.commit", "false"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "earliest"},
+      {"fetch.wait.max.ms", "100"},
+      {"topic.metadata.refresh.interval.ms", "60000"},
+  };
+  for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
+  return defaults;
+}
+
 namespace {
 
 std::int64_t now_us() {
@@ -276,19 +293,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   if (opts.channels.empty()) return std::unexpected(usage_error("no topic or channel given"));
 
   std::string group = opts.group ? *opts.group : fmt::format("causal-tail-{:016x}", std::random_device{}() * 0x9e3779b97f4a7c15ULL ^ now_us());
-  std::vector<std::pair<std::string, std::string>> defaults = {
-      {"client.id", "causal"},
-      {"group.id", group},
-      {"isolation.level", "read_committed"},
-      {"enable.partition.eof", "true"},
-      {"enable.auto.commit", "false"},
-      {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "earliest"},
-      {"fetch.wait.max.ms", "100"},
-      {"topic.metadata.refresh.interval.ms", "60000"},
-  };
-  for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
-  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, im.log);
+  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, consumer_defaults(opts, group), im.log);
   if (!rk) return std::unexpected(rk.error());
   im.rk = std::move(*rk);
 

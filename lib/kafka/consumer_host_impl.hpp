@@ -174,6 +174,11 @@ struct ConsumerHost::Impl : GateObserver {
   std::function<std::expected<void, Error>(const rd_kafka_topic_partition_list_t*)> commit_hook;
 };
 
+// The main handle's librdkafka defaults (read_committed, no auto commit, partition EOF
+// events), then opts.extra_defaults; -F and -X override them.
+std::vector<std::pair<std::string, std::string>> consumer_defaults(const ConsumerOptions& opts,
+                                                                    const std::string& group);
+
 // The start position the rules of `o` give topic/partition (the most specific rule wins).
 StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition);
 

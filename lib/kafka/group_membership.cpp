@@ -68,19 +68,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   im.member = true;
   im.log.impl = &im;
   im.brokers = brokers_in_effect(opts.connection);
-  std::vector<std::pair<std::string, std::string>> defaults = {
-      {"client.id", "causal"},
-      {"group.id", *opts.group},
-      {"isolation.level", "read_committed"},
-      {"enable.partition.eof", "true"},
-      {"enable.auto.commit", "false"},
-      {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "earliest"},
-      {"fetch.wait.max.ms", "100"},
-      {"topic.metadata.refresh.interval.ms", "60000"},
-  };
-  for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
-  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, im.log,
+  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, consumer_defaults(opts, *opts.group), im.log,
                         [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb); });
   if (!rk) return std::unexpected(rk.error());
   im.rk = std::move(*rk);
