@@ -390,6 +390,17 @@ std::expected<void, Error> ConsumerHost::poll() {
   }
   im.drain_log();
 
+  if (im.member && im.generation_pending) {
+    // A rebalance could not read the committed offsets; the partitions are assigned but not
+    // yet in the gate. Try again (a new generation, sought to its baselines).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (auto r = im.rewind(); r) {
+      im.generation_pending = false;
+    } else {
+      im.generation_pending = true;
+      if (observer_) observer_->note(fmt::format("{}; trying again", r.error().message));
+    }
+  }
   const int generation = im.generations;
   ssize_t n = rd_kafka_consume_batch_queue(im.queue, static_cast<int>(im.opts.poll_timeout.count()),
                                            im.batch.data(), im.batch.size());

@@ -152,6 +152,7 @@ struct ConsumerHost::Impl : GateObserver {
   std::chrono::steady_clock::time_point next_commit{};
   std::optional<Error> rebalance_error;    // a failure inside the rebalance callback, for poll()
   bool closing = false;                    // in the destructor: commits only if commit_on_close
+  bool generation_pending = false;         // a rebalance could not start its generation: poll() retries
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).

@@ -272,7 +272,9 @@ std::expected<void, Error> ConsumerHost::Impl::rewind() {
   if (owned.empty()) return {};
   ListPtr all = list_of(host->names_, owned);
   if (auto b = begin_generation(all.get()); !b) return b;
-  return seek_to_baselines();
+  if (auto s = seek_to_baselines(); !s) return s;
+  generation_pending = false;
+  return {};
 }
 
 std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines() {
@@ -297,8 +299,16 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   auto fail = [&](Error e) {
     if (!rebalance_error) rebalance_error = std::move(e);
   };
-  // What was delivered is committed before anything is given up or re-read.
-  if (auto c = commit(true); !c) fail(c.error());
+  // What was delivered is committed before anything is given up or re-read. A member that
+  // cannot commit here (brokers away) loses nothing: what it delivered since its last commit
+  // is delivered again by the next owner. A relay must abort its transaction: it is told.
+  if (auto c = commit(true); !c) {
+    if (commit_hook) {
+      fail(c.error());
+    } else if (host->observer_) {
+      host->observer_->note(c.error().message);
+    }
+  }
   std::vector<ChannelId> next = assignment;
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     if (!coop) next.clear();
@@ -334,10 +344,16 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     if (!coop || next.empty()) return;
   }
   ListPtr all = list_of(names, next);
+  generation_pending = false;
   if (!next.empty()) {
     if (auto b = begin_generation(all.get()); !b) {
-      fail(b.error());
-      return;
+      // The committed offsets could not be read (brokers away). The partitions are taken all
+      // the same, so that the group's rebalance completes, and the gate gets none of them
+      // until poll() starts the generation again (rewind), which seeks them to their baselines.
+      if (host->observer_) host->observer_->note(fmt::format("{}; trying again", b.error().message));
+      reset_generation();
+      generation_pending = true;
+      for (int i = 0; i < all->cnt; ++i) all->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
     }
   }
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
@@ -359,7 +375,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
       fail(runtime_error(fmt::format("group '{}': assign: {}", *opts.group, rd_kafka_err2str(e))));
     }
   }
-  if (coop && !kept.empty()) {
+  if (coop && !kept.empty() && !generation_pending) {
     ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(kept.size())));
     for (int i = 0; i < all->cnt; ++i) {
       ChannelId c = names.channel(all->elems[i].topic, all->elems[i].partition);
