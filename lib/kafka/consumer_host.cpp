@@ -256,7 +256,7 @@ ConsumerHost::~ConsumerHost() {
     // Commit what was delivered (unless told not to), then leave: closing revokes the
     // assignment, and the rebalance callback frees the held records (reset_generation).
     impl_->closing = true;
-    (void)impl_->commit(true);
+    (void)impl_->commit();
     if (impl_->queue) {
       rd_kafka_queue_destroy(impl_->queue);
       impl_->queue = nullptr;
@@ -410,7 +410,7 @@ std::expected<void, Error> ConsumerHost::poll() {
     // skip what is between. Drop the batch and read every partition again from its baseline.
     for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
     n = 0;
-    if (auto r = im.seek_to_baselines(); !r) return r;
+    if (auto r = im.seek_to_baselines(im.assignment); !r) return r;
   }
   if (im.rebalance_error) {
     Error e = *im.rebalance_error;
@@ -496,7 +496,7 @@ std::expected<void, Error> ConsumerHost::poll() {
   }
   im.drain_log();
   if (im.member && im.opts.commit_interval.count() > 0 && std::chrono::steady_clock::now() >= im.next_commit) {
-    return im.commit(true);
+    return im.commit();
   }
   return {};
 }

@@ -162,10 +162,10 @@ struct ConsumerHost::Impl : GateObserver {
   // resolution state before any receive, and sets each element's offset to its baseline.
   std::expected<void, Error> begin_generation(rd_kafka_topic_partition_list_t* parts);
   // The member's commit: frontier + 1 of every channel with its resolution state as metadata.
-  std::expected<void, Error> commit(bool sync);
+  std::expected<void, Error> commit();
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
-  // Seeks every assigned partition back to its baseline.
-  std::expected<void, Error> seek_to_baselines();
+  // Seeks the channels `which` (assigned, in the gate) back to their baselines.
+  std::expected<void, Error> seek_to_baselines(const std::vector<ChannelId>& which);
   // A new generation over the same assignment, from the committed offsets (a relay after
   // an aborted transaction).
   std::expected<void, Error> rewind();

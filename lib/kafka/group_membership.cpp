@@ -100,7 +100,7 @@ int ConsumerHost::generations() const { return impl_->generations; }
 
 std::expected<void, Error> ConsumerHost::commit() {
   if (!impl_->member) return std::unexpected(usage_error("commit: this consumer is not a group member"));
-  return impl_->commit(true);
+  return impl_->commit();
 }
 
 void ConsumerHost::Impl::reset_generation() {
@@ -204,7 +204,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
   return {};
 }
 
-std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
+std::expected<void, Error> ConsumerHost::Impl::commit() {
   next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
   if (assignment.empty() || (closing && !opts.commit_on_close)) return {};
   Names& names = host->names_;
@@ -257,7 +257,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(bool sync) {
       for (const auto& [c, next] : done) committed_meta[c].clear();
       return r;
     }
-  } else if (auto err = rd_kafka_commit(rk.get(), list.get(), sync ? 0 : 1); err) {
+  } else if (auto err = rd_kafka_commit(rk.get(), list.get(), 0 /* synchronous */); err) {
     for (const auto& [c, next] : done) committed_meta[c].clear();  // retried by the next commit
     return std::unexpected(runtime_error(fmt::format("group '{}' on {}: commit failed: {}", *opts.group, brokers,
                                                      rd_kafka_err2str(err))));
@@ -272,15 +272,15 @@ std::expected<void, Error> ConsumerHost::Impl::rewind() {
   if (owned.empty()) return {};
   ListPtr all = list_of(host->names_, owned);
   if (auto b = begin_generation(all.get()); !b) return b;
-  if (auto s = seek_to_baselines(); !s) return s;
+  if (auto s = seek_to_baselines(assignment); !s) return s;
   generation_pending = false;
   return {};
 }
 
-std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines() {
-  if (assignment.empty()) return {};
-  ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(assignment.size())));
-  for (ChannelId c : assignment) {
+std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines(const std::vector<ChannelId>& which) {
+  if (which.empty()) return {};
+  ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(which.size())));
+  for (ChannelId c : which) {
     rd_kafka_topic_partition_list_add(seek.get(), host->names_.channel_topic(c).c_str(),
                                       host->names_.channel_partition(c))
         ->offset = chans[c].baseline;
@@ -302,7 +302,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   // What was delivered is committed before anything is given up or re-read. A member that
   // cannot commit here (brokers away) loses nothing: what it delivered since its last commit
   // is delivered again by the next owner. A relay must abort its transaction: it is told.
-  if (auto c = commit(true); !c) {
+  if (auto c = commit(); !c) {
     if (commit_hook) {
       fail(c.error());
     } else if (host->observer_) {
@@ -375,19 +375,8 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
       fail(runtime_error(fmt::format("group '{}': assign: {}", *opts.group, rd_kafka_err2str(e))));
     }
   }
-  if (coop && !kept.empty() && !generation_pending) {
-    ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(kept.size())));
-    for (int i = 0; i < all->cnt; ++i) {
-      ChannelId c = names.channel(all->elems[i].topic, all->elems[i].partition);
-      if (std::find(kept.begin(), kept.end(), c) != kept.end()) {
-        rd_kafka_topic_partition_list_add(seek.get(), all->elems[i].topic, all->elems[i].partition)->offset =
-            all->elems[i].offset;
-      }
-    }
-    if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), seek.get(), static_cast<int>(opts.connect_timeout.count()))) {
-      fail(runtime_error(fmt::format("group '{}': seek: {}", *opts.group, rd_kafka_error_string(e))));
-      rd_kafka_error_destroy(e);
-    }
+  if (coop && !generation_pending) {
+    if (auto r = seek_to_baselines(kept); !r) fail(r.error());
   }
 }
 

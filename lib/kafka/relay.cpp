@@ -1,7 +1,5 @@
 #include "causal/kafka/relay.hpp"
 
-#include <thread>
-
 #include <fmt/core.h>
 
 #include "consumer_host_impl.hpp"
@@ -12,7 +10,6 @@ namespace causal::kafka {
 // stamper on the current gate, passes notes on.
 struct Relay::Bridge : HostObserver {
   Relay* relay = nullptr;
-  std::vector<RelayRecord> out;
 
   void delivered(const Delivery& d, const rd_kafka_message_t& msg) override {
     Relay& r = *relay;
@@ -113,24 +110,17 @@ std::expected<void, Error> Relay::recover(const Error& why) {
   ++counters_.aborted;
   in_transaction_ = 0;
   uncommitted_ = 0;
-  return rewind();
-}
-
-std::expected<void, Error> Relay::rewind() {
   // Reading the committed offsets needs the group coordinator: while the brokers are away
-  // this fails, and the next poll tries again (nothing is delivered meanwhile: the
-  // generation was reset, so no partition is assigned to the gate).
-  auto r = input_->impl_->rewind();
-  rewind_pending_ = !r;
-  if (!r && notes_) notes_->note(fmt::format("relay: rewind failed ({}); trying again", r.error().message));
+  // this fails, and the member's next poll starts the generation again (generation_pending;
+  // meanwhile the gate has no partition, so nothing is delivered).
+  if (auto r = input_->impl_->rewind(); !r) {
+    if (notes_) notes_->note(fmt::format("relay: rewind failed ({}); trying again", r.error().message));
+    input_->impl_->generation_pending = true;
+  }
   return {};
 }
 
 std::expected<void, Error> Relay::poll() {
-  if (rewind_pending_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (auto r = rewind(); !r || rewind_pending_) return r;
-  }
   if (auto r = input_->poll(); !r) return recover(r.error());
   if (auto e = emit(); !e) return recover(e.error());
   const bool due = in_transaction_ >= opts_.max_records ||
@@ -140,8 +130,9 @@ std::expected<void, Error> Relay::poll() {
 }
 
 std::expected<void, Error> Relay::commit() {
-  if (auto c = input_->impl_->commit(true); !c) return recover(c.error());
-  // Nothing to commit for the member (no offset moved) but records in the transaction.
+  if (auto c = input_->impl_->commit(); !c) return recover(c.error());
+  // The member commits nothing without an assignment; a transaction still open then is
+  // committed without offsets.
   if (output_->in_transaction()) {
     if (auto c = input_->impl_->commit_hook(nullptr); !c) return recover(c.error());
   }

@@ -105,8 +105,7 @@ class Relay {
   struct Bridge;
   Relay() = default;
   std::expected<void, Error> recover(const Error& why);
-  std::expected<void, Error> emit();    // transforms and sends delivered_
-  std::expected<void, Error> rewind();  // to the committed offsets; sets rewind_pending_ on failure
+  std::expected<void, Error> emit();  // transforms and sends delivered_
 
   RelayOptions opts_;
   RelayTransform transform_;
@@ -119,7 +118,6 @@ class Relay {
   std::size_t uncommitted_ = 0;     // records delivered since the last commit
   std::chrono::steady_clock::time_point transaction_started_{};
   std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
-  bool rewind_pending_ = false;        // a rewind that failed (brokers away): retried by poll()
 };
 
 }  // namespace causal::kafka
