@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string_view>
 
 #include <fmt/core.h>
@@ -229,9 +230,19 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
       // Keep the senders seen last (higher ids were interned later).
       std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.sender > b.sender; });
       const std::size_t had = mine.size();
-      while (!mine.empty() && (meta = encode_resolution_state(mine, names)).size() > opts.metadata_max_bytes) {
-        mine.resize(mine.size() * 3 / 4);
+      // The longest prefix that fits (the encoding grows with the prefix): a binary search.
+      std::size_t fits = 0, over = mine.size();
+      while (over - fits > 1) {
+        const std::size_t mid = fits + (over - fits) / 2;
+        const std::span<const ResolutionEntry> prefix(mine.data(), mid);
+        if (encode_resolution_state(prefix, names).size() <= opts.metadata_max_bytes) {
+          fits = mid;
+        } else {
+          over = mid;
+        }
       }
+      mine.resize(fits);
+      meta = encode_resolution_state(mine, names);
       if (host->observer_) {
         host->observer_->note(fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; "
                                           "claims on the others' sends will be resolved by lookups",

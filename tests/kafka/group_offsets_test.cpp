@@ -8,6 +8,8 @@
 // rebalance of the application's own consumers and could steal their partitions.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "broker_env.hpp"
@@ -106,4 +108,38 @@ TEST_CASE("group offsets are written by an assign()ed consumer and read without 
   commit_offsets(group, topic, {{0, 9}, {1, 10}});
   CHECK(committed_offsets(group, topic, {0, 1}) == std::map<int32_t, int64_t>{{0, 9}, {1, 10}});
   CHECK(describe_group(group).members == 0);
+}
+
+// Fact 4b: the brokers keep at most offset.metadata.max.bytes (4096 by default) of commit
+// metadata per partition, and refuse a longer one with OFFSET_METADATA_TOO_LARGE instead of
+// truncating it. A group member's resolution state (docs/library.md, "The metadata bound")
+// must therefore fit, or the commit fails: this is why the member prunes or fails itself.
+TEST_CASE("commit metadata over offset.metadata.max.bytes is refused, at the bound it is kept whole") {
+  const std::string topic = create_topic("fact-group-metadata", 1);
+  const std::string group = unique_name("fact-group-metadata");
+  HandlePtr writer = make_handle(RD_KAFKA_CONSUMER, {{"group.id", group}, {"enable.auto.commit", "false"}});
+  auto commit = [&](std::size_t bytes) {
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+    auto* e = rd_kafka_topic_partition_list_add(list, topic.c_str(), 0);
+    e->offset = static_cast<int64_t>(bytes);
+    std::string meta(bytes, 'm');
+    e->metadata = std::malloc(bytes);  // freed by rd_kafka_topic_partition_list_destroy
+    std::memcpy(e->metadata, meta.data(), bytes);
+    e->metadata_size = bytes;
+    rd_kafka_resp_err_t err = rd_kafka_commit(writer.get(), list, 0);
+    rd_kafka_resp_err_t part = list->elems[0].err;
+    rd_kafka_topic_partition_list_destroy(list);
+    return err != RD_KAFKA_RESP_ERR_NO_ERROR ? err : part;
+  };
+  CHECK(commit(4096) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  CHECK(commit(4097) == RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE);
+
+  // What was kept is the 4096-byte commit, whole: the refused one changed nothing.
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(list, topic.c_str(), 0);
+  REQUIRE(rd_kafka_committed(writer.get(), list, 10'000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  CHECK(list->elems[0].offset == 4096);
+  CHECK(list->elems[0].metadata_size == 4096);
+  rd_kafka_topic_partition_list_destroy(list);
+  REQUIRE(rd_kafka_consumer_close(writer.get()) == RD_KAFKA_RESP_ERR_NO_ERROR);
 }

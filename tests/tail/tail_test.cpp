@@ -447,6 +447,14 @@ std::string encoded(const std::string& clock_text) {
   return r.out.substr(0, r.out.find('\n'));
 }
 
+// A sender identity 40 bytes long, numbered: 140 of them make a resolution state of about
+// 6 KB, over Kafka's 4096-byte metadata bound.
+std::string fmt_sender(int i) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "sender-with-a-long-service-name-%08d", i);
+  return buf;
+}
+
 // A jsonl input line for `produce --no-stamp` carrying exactly this clock.
 std::string with_clock(const std::string& value, const std::string& clock_text) {
   return R"({"value":")" + value + R"(","headers":[{"name":"causal.clock","value":")" + encoded(clock_text) +
@@ -483,4 +491,86 @@ TEST_CASE("exit-at-end waits for the lookups a release makes necessary, down a c
   INFO(c.out << c.err);
   CHECK(c.code == 0);
   CHECK(records(lines(c.out)).size() == 3);
+}
+
+namespace {
+
+// The committed offset and metadata of `group` on `topic`/`partition`, read without joining the group.
+std::pair<int64_t, std::string> committed_with_metadata(const std::string& group, const std::string& topic,
+                                                        int32_t partition = 0) {
+  t::HandlePtr reader = t::make_handle(RD_KAFKA_CONSUMER, {{"group.id", group}, {"enable.auto.commit", "false"}});
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(list, topic.c_str(), partition);
+  REQUIRE(rd_kafka_committed(reader.get(), list, 10'000) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  const auto& e = list->elems[0];
+  std::pair<int64_t, std::string> out{
+      e.offset, e.metadata_size > 0 ? std::string(static_cast<const char*>(e.metadata), e.metadata_size) : ""};
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_consumer_close(reader.get());
+  return out;
+}
+
+}  // namespace
+
+// Issue 12, item 1: Kafka keeps at most 4096 bytes of commit metadata (the fact test shows it
+// refuses more). A member that saw 140 senders on one partition has a resolution state far
+// over that: with lookups it commits the senders it saw last that fit and says so, and a
+// claim on a pruned sender's send costs a lookup, never a wedge; without lookups the commit
+// fails and nothing is committed.
+TEST_CASE("a resolution state over the 4096-byte metadata bound: pruned with lookups, refused without") {
+  std::string T = t::create_topic("tail-meta-bound", 2);
+  auto sender = [](int i) { return fmt_sender(i); };
+  std::string input;
+  for (int i = 0; i < 140; ++i) input += with_clock("v" + std::to_string(i), "origin=" + sender(i) + ":1");
+  produce(T + "/0", input, "--no-stamp");
+
+  std::string G = t::unique_name("meta-bound");
+  Run r = run_causal("tail " + brokers() + " --group " + G + " --commit -e --format jsonl " + T);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(records(lines(r.out)).size() == 140);
+  unsigned kept = 0, had = 0;
+  auto note = r.err.find("resolution state over 4096 bytes: committed ");
+  REQUIRE(note != std::string::npos);
+  REQUIRE(std::sscanf(r.err.c_str() + note, "resolution state over 4096 bytes: committed %u of %u sender entries", &kept,
+                      &had) == 2);
+  CHECK(had == 140);
+  CHECK(kept > 0);
+  CHECK(kept < 140);
+
+  auto [offset, meta] = committed_with_metadata(G, T);
+  CHECK(offset == 140);
+  CHECK(meta.size() <= 4096);
+  CHECK(meta.starts_with("causal1:"));
+  // As many entries as fit: one more (56 characters of base64) would not.
+  CHECK(meta.size() > 4096 - 64);
+
+  // On T/1, a claim on the send of a pruned sender (the first) and one on a kept sender (the
+  // last): the restarted member resolves the first by a lookup, the second from the state.
+  produce(T + "/1",
+          with_clock("on-kept", "origin=late:1 " + T + "/0#" + sender(139) + ":1") +
+              with_clock("on-pruned", "origin=late:2 " + T + "/0#" + sender(0) + ":1"),
+          "--no-stamp");
+  Run again = run_causal("tail " + brokers() + " --group " + G + " --commit -e --show-held --format jsonl " + T);
+  INFO(again.out << again.err);
+  CHECK(again.code == 0);
+  auto recs = records(lines(again.out));
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[0]["value"] == "on-kept");
+  CHECK(recs[0]["released_by"]["reason"] == "immediate");
+  CHECK(recs[1]["value"] == "on-pruned");
+  CHECK(recs[1]["released_by"]["reason"] == "lookup");
+  CHECK(again.err.find("1 lookup") != std::string::npos);
+  CHECK(committed_with_metadata(G, T, 0).first == 140);
+  CHECK(committed_with_metadata(G, T, 1).first == 2);
+
+  // Without lookups nothing may be dropped: the commit fails, naming the partition, the size
+  // and the bound, and the group has no commit.
+  std::string N = t::unique_name("meta-bound-nolookup");
+  Run no = run_causal("tail " + brokers() + " --group " + N + " --commit --no-lookup -e --format jsonl " + T);
+  INFO(no.err);
+  CHECK(no.code == 1);
+  CHECK(no.err.find(T + "/0: the resolution state is ") != std::string::npos);
+  CHECK(no.err.find("over the 4096 bytes Kafka keeps as commit metadata") != std::string::npos);
+  CHECK(committed_with_metadata(N, T).first == RD_KAFKA_OFFSET_INVALID);
 }
