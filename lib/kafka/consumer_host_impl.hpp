@@ -163,6 +163,9 @@ struct ConsumerHost::Impl : GateObserver {
   std::expected<void, Error> begin_generation(rd_kafka_topic_partition_list_t* parts);
   // The member's commit: frontier + 1 of every channel with its resolution state as metadata.
   std::expected<void, Error> commit();
+  // Whether some assigned channel's frontier + 1 is past its last commit: also true when
+  // only transaction markers or aborted records moved the frontier, with nothing delivered.
+  bool frontier_past_commit() const;
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
   // Seeks the channels `which` (assigned, in the gate) back to their baselines.
   std::expected<void, Error> seek_to_baselines(const std::vector<ChannelId>& which);

@@ -205,6 +205,12 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
   return {};
 }
 
+bool ConsumerHost::Impl::frontier_past_commit() const {
+  const Gate& gate = *host->gate_;
+  return std::any_of(assignment.begin(), assignment.end(),
+                     [&](ChannelId c) { return gate.frontier(c) + 1 > committed_at[c]; });
+}
+
 std::expected<void, Error> ConsumerHost::Impl::commit() {
   next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
   if (assignment.empty() || (closing && !opts.commit_on_close)) return {};
@@ -313,7 +319,18 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   // What was delivered is committed before anything is given up or re-read. A member that
   // cannot commit here (brokers away) loses nothing: what it delivered since its last commit
   // is delivered again by the next owner. A relay must abort its transaction: it is told.
-  if (auto c = commit(); !c) {
+  // A lost assignment (session expired) is not committed at all: the partitions may have
+  // new owners already, and the coordinator fences the old generation's commit.
+  if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && rd_kafka_assignment_lost(rk.get())) {
+    Error lost = runtime_error(fmt::format("group '{}': assignment lost (session expired); what was delivered "
+                                           "since the last commit is not committed",
+                                           *opts.group));
+    if (commit_hook) {
+      fail(std::move(lost));
+    } else if (host->observer_) {
+      host->observer_->note(lost.message);
+    }
+  } else if (auto c = commit(); !c) {
     if (commit_hook) {
       fail(c.error());
     } else if (host->observer_) {

@@ -66,6 +66,7 @@ std::expected<std::unique_ptr<Relay>, Error> Relay::open(const RelayOptions& opt
     rd_kafka_consumer_group_metadata_destroy(group);
     if (!c) return c;
     ++self->counters_.committed;
+    self->last_commit_ = std::chrono::steady_clock::now();
     self->in_transaction_ = 0;
     self->uncommitted_ = 0;
     return {};
@@ -123,9 +124,15 @@ std::expected<void, Error> Relay::recover(const Error& why) {
 std::expected<void, Error> Relay::poll() {
   if (auto r = input_->poll(); !r) return recover(r.error());
   if (auto e = emit(); !e) return recover(e.error());
-  const bool due = in_transaction_ >= opts_.max_records ||
-                   std::chrono::steady_clock::now() - transaction_started_ >= opts_.max_transaction;
-  if ((in_transaction_ > 0 || uncommitted_ > 0) && due) return commit();
+  const auto now = std::chrono::steady_clock::now();
+  if (in_transaction_ > 0 || uncommitted_ > 0) {
+    if (in_transaction_ >= opts_.max_records || now - transaction_started_ >= opts_.max_transaction) return commit();
+  } else if (now - last_commit_ >= opts_.max_transaction && input_->impl_->frontier_past_commit()) {
+    // Nothing delivered, but the frontier moved past transaction markers or aborted records
+    // (their fetch came after the last commit): committed too, in a transaction of offsets
+    // only, so that the group's commits reach the log end and it reads as drained.
+    return commit();
+  }
   return {};
 }
 

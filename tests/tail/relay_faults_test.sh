@@ -20,6 +20,7 @@
 # and running its remedies as printed unfreezes it.
 #
 # Usage: relay_faults_test.sh CAUSAL_BINARY RELAY_BINARY SOURCE_DIR
+# With KEEP=1 the working directory (logs: relay-N.err, timestamped) is kept.
 set -uo pipefail
 CAUSAL=${1:?causal binary}
 RELAY=${2:?relay binary}
@@ -30,7 +31,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   "$SRC/scripts/test-broker" stop >/dev/null 2>&1
-  rm -rf "$TMP"
+  [[ -n ${KEEP:-} ]] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 fails=0
@@ -49,7 +50,7 @@ done
 
 declare -A relay_pid
 start_relay() {  # start_relay N
-  "$RELAY" "$B" relays "tx-$1" out in-a in-b 2>>"$TMP/relay-$1.err" &
+  "$RELAY" "$B" relays "tx-$1" out in-a in-b 2> >(while IFS= read -r l; do printf '%s %s\n' "$(date +%T.%3N)" "$l"; done >>"$TMP/relay-$1.err") &
   relay_pid[$1]=$!
   pids+=("$!")
 }
@@ -65,13 +66,12 @@ source() {
       if ((i % 4 == 0)); then
         if ((txn % 3 == 2)); then echo '{"transaction":"abort"}'; else echo '{"transaction":"commit"}'; fi
         txn=$((txn + 1))
-        sleep 0.1
+        sleep 0.3
       fi
     done
   } | "$CAUSAL" produce --transactional-id "src-$name-$round" "$topic" >/dev/null 2>>"$TMP/source-$name.err"
 }
-caught_up() {  # the relay group's commits equal the inputs' high watermarks
-  local want got
+caught_up() {  # the relay group's commits equal the inputs' high watermarks (sets want, got)
   want=$("$CAUSAL" baseline in-a in-b --format json 2>/dev/null | jq -r '.channels[] | "\(.topic)/\(.partition)=\(.high_watermark)"' | sort)
   got=$("$CAUSAL" explain --group relays --topic in-a --topic in-b --format json 2>/dev/null |
     jq -r '.source.committed[] | "\(.topic)/\(.partition)=\(.offset)"' | sort)
@@ -84,25 +84,25 @@ source a in-a 1 96 &
 sa=$!
 source b in-b 1 96 &
 sb=$!
-sleep 2
-kill -9 "${relay_pid[2]}"                  # fault 1: a relay dies mid-stream ...
+sleep 1.5
+# Fault 1: the broker restarts in the middle of the first round, everyone writing.
+"$SRC/scripts/test-broker" restart >/dev/null 2>"$TMP/restart.err" || bad "broker restart: $(tail -3 "$TMP/restart.err")"
+kill -0 "$sa" 2>/dev/null && kill -0 "$sb" 2>/dev/null && ok || bad "a source had ended when the broker was back: the restart was not in the middle of the run"
+kill -9 "${relay_pid[2]}"                  # fault 2: a relay dies mid-stream ...
 sleep 1
 start_relay 2                              # ... and comes back
-start_relay 4                              # fault 2: a fourth member joins ...
+start_relay 4                              # fault 3: a fourth member joins ...
 sleep 3
 kill -INT "${relay_pid[4]}"                # ... and leaves
 wait "${relay_pid[4]}" || bad "relay 4 exited $? on SIGINT: $(tail -2 "$TMP/relay-4.err")"
-wait "$sa" || bad "source a, round 1: $(tail -2 "$TMP/source-a.err")"
-wait "$sb" || bad "source b, round 1: $(tail -2 "$TMP/source-b.err")"
-# Fault 3: the broker restarts as the first round ends (relays still members, their last
-# transactions committing), then both sources write a second round. A restart in the middle
-# of busy transactions does not drain reliably yet (see docs/library.md); the checker reads
-# the log, so what it asserts holds either way.
-"$SRC/scripts/test-broker" restart >/dev/null 2>"$TMP/restart.err" || bad "broker restart: $(tail -3 "$TMP/restart.err")"
+# A source whose transaction the restart broke exits 1 (causal-produce(1)); what it had
+# committed is in the log, which is what the checker reads, so that is said, not failed.
+wait "$sa" || echo "note: source a, round 1 exited 1: $(tail -n 1 "$TMP/source-a.err")"
+wait "$sb" || echo "note: source b, round 1 exited 1: $(tail -n 1 "$TMP/source-b.err")"
 source a in-a 2 24 || bad "source a, round 2: $(tail -2 "$TMP/source-a.err")"
 source b in-b 2 24 || bad "source b, round 2: $(tail -2 "$TMP/source-b.err")"
 for _ in $(seq 450); do caught_up && break; sleep 0.2; done
-caught_up && ok || bad "the relay group did not drain within 90 s: $(tail -2 "$TMP"/relay-*.err)"
+caught_up && ok || bad "the relay group did not drain within 90 s: commits $(echo $got) for ends $(echo $want); $(tail -q -n 2 "$TMP"/relay-*.err)"
 for n in 1 2 3; do
   kill -INT "${relay_pid[$n]}"
   wait "${relay_pid[$n]}" || bad "relay $n exited $? on SIGINT: $(tail -2 "$TMP/relay-$n.err")"
@@ -176,6 +176,7 @@ done < <(jq -r '.remedies[]' "$TMP/explain.json")
 rc=$?
 [[ $rc == 0 ]] && ok || bad "explain after the remedy: exit $rc, want 0"
 
+echo "relay notes: $(cat "$TMP"/relay-*.err | grep -c 'assignment lost') assignments lost, $(cat "$TMP"/relay-*.err | grep -c 'transaction aborted') transactions aborted"
 echo "relays: $(grep -h "transactions committed" "$TMP"/relay-*.err | tr '\n' ';')"
 echo "downstream: $(wc -l <"$TMP/down.jsonl") records of $(grep -c . <<<"$committed_inputs") committed inputs"
 echo "$passes passed, $fails failed"

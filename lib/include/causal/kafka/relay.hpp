@@ -9,15 +9,20 @@
 // sender. The transform runs after the poll, not inside the gate's delivery, because the
 // gate hands a record over before its frontier covers it: a stamp taken then would not
 // claim the record it answers. After the poll the stamp claims everything delivered in it
-// (an over-claim, which delays and never reorders), as the simulator's nodes emit. When `max_records` were sent or `max_transaction`
-// passed, the transaction is committed with, per input partition, frontier + 1 and the
+// (an over-claim, which delays and never reorders), as the simulator's nodes emit. When
+// `max_records` were sent or `max_transaction` passed since the transaction's first
+// delivery, the transaction is committed with, per input partition, frontier + 1 and the
 // resolution state as metadata, and the consumer's group metadata (KIP-447: a zombie from
-// an older generation is fenced by the coordinator).
+// an older generation is fenced by the coordinator). When nothing was delivered but the
+// frontier moved past its commit (transaction markers, aborted records), a transaction of
+// offsets only commits it once `max_transaction` passed since the last commit.
 //
 // Rebalances commit the open transaction first (in the revocation, before partitions are
 // given up), then start a new generation (docs/library.md); the stamper then reads the new
 // gate and carries what the old one knew, so later records still claim what this relay
-// delivered before.
+// delivered before. A *lost* assignment (the session expired: others may own the
+// partitions already) commits nothing: the open transaction is aborted and the relay
+// rewinds, as after any failure.
 //
 // Errors: a failed send, commit or rebalance commit aborts the transaction (its records are
 // never visible to read_committed consumers), rewinds the member to the committed offsets
@@ -117,6 +122,7 @@ class Relay {
   std::size_t in_transaction_ = 0;  // records sent in the open transaction
   std::size_t uncommitted_ = 0;     // records delivered since the last commit
   std::chrono::steady_clock::time_point transaction_started_{};
+  std::chrono::steady_clock::time_point last_commit_{};  // of the last committed transaction
   std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
 };
 
