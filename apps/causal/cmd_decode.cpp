@@ -30,6 +30,7 @@
 #include "bounded_input.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
+#include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "output.hpp"
 #include "causal/kafka/text.hpp"
@@ -609,8 +610,13 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
       break;
     }
     if (m->err) {
-      result = std::unexpected(runtime_error(fmt::format("{}: {} (broker {})", where, rd_kafka_message_errstr(m),
-                                                          kafka::brokers_in_effect(o.kafka))));
+      // A fetch refused needs Read on the topic; the coordinator lookup of decode's group
+      // (never joined, never committed) needs Describe on it.
+      auto no = kafka::denied(m->err, "Read", "topic", src.topic);
+      if (!no) no = kafka::denied(m->err, "Describe", "group", "causal-decode");
+      result = std::unexpected(runtime_error(no ? *no
+                                                : fmt::format("{}: {} (broker {})", where, rd_kafka_message_errstr(m),
+                                                              kafka::brokers_in_effect(o.kafka))));
       break;
     }
     seen_any = true;
