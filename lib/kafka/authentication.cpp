@@ -22,7 +22,8 @@ std::string get(const rd_kafka_conf_t* conf, const char* key) {
 }
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -70,7 +71,8 @@ void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
 std::string scram_note(const std::string& mechanism) {
   if (!lower(mechanism).starts_with("scram") || rd_kafka_version() >= 0x020601ff) return "";
   return fmt::format(
-      " (note: librdkafka {} cannot complete SCRAM with Kafka 4.0 or later brokers, which then report invalid "
+      " (note: librdkafka {} cannot complete SCRAM with Kafka 4.0 or later brokers, which then report "
+      "invalid "
       "credentials; librdkafka 2.6.1 fixed it, librdkafka#4895: use a newer librdkafka, or PLAIN over TLS)",
       rd_kafka_version_str());
 }
@@ -116,13 +118,13 @@ std::expected<void, Error> check_authentication(const rd_kafka_conf_t* conf, con
   std::lock_guard lock(verdict.mu);
   if (verdict.err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
     return std::unexpected(runtime_error(fmt::format(
-        "cannot authenticate to Kafka at {}: {}; check sasl.mechanism, sasl.username and sasl.password{}", brokers,
-        verdict.reason, scram_note(get(conf, "sasl.mechanisms")))));
+        "cannot authenticate to Kafka at {}: {}; check sasl.mechanism, sasl.username and sasl.password{}",
+        brokers, verdict.reason, scram_note(get(conf, "sasl.mechanisms")))));
   }
   if (verdict.err == RD_KAFKA_RESP_ERR__SSL) {
     return std::unexpected(runtime_error(fmt::format(
-        "TLS handshake with Kafka at {} failed: {}; check ssl.ca.location and the brokers' certificates", brokers,
-        verdict.reason)));
+        "TLS handshake with Kafka at {} failed: {}; check ssl.ca.location and the brokers' certificates",
+        brokers, verdict.reason)));
   }
   if (answered) {
     std::lock_guard plock(passed().mu);

@@ -5,7 +5,8 @@
 namespace causal::kafka {
 
 bool is_authorization_error(rd_kafka_resp_err_t err) {
-  return err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED || err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
+  return err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
+         err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
          err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED ||
          err == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
 }
@@ -16,10 +17,12 @@ std::optional<std::string> denied(rd_kafka_resp_err_t err, std::string_view oper
   // Kafka says which kind it refused; the caller says which operation its request needed.
   if (err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED && kind != "topic") return std::nullopt;
   if (err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED && kind != "group") return std::nullopt;
-  if (err == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED && kind != "transactional id") return std::nullopt;
+  if (err == RD_KAFKA_RESP_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED && kind != "transactional id")
+    return std::nullopt;
   if (err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED && kind != "cluster") return std::nullopt;
-  return fmt::format("not authorised to {} {} '{}' ({}): the cluster's ACLs must allow {} on {} '{}' for this user",
-                     operation, kind, name, rd_kafka_err2name(err), operation, kind, name);
+  return fmt::format(
+      "not authorised to {} {} '{}' ({}): the cluster's ACLs must allow {} on {} '{}' for this user",
+      operation, kind, name, rd_kafka_err2name(err), operation, kind, name);
 }
 
 }  // namespace causal::kafka

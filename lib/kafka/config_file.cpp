@@ -41,7 +41,8 @@ const std::vector<ConfigEntry>* ConfigFile::section(const std::string& name) con
 
 bool holds_secret(std::string_view key) {
   if (key.ends_with(".location") || key.find("keytab") != std::string_view::npos) return false;
-  for (std::string_view word : {"password", "secret", "sasl.jaas", "token", "credentials", "ssl.key.pem", "ssl_key"}) {
+  for (std::string_view word :
+       {"password", "secret", "sasl.jaas", "token", "credentials", "ssl.key.pem", "ssl_key"}) {
     if (key.find(word) != std::string_view::npos) return true;
   }
   return false;
@@ -49,7 +50,8 @@ bool holds_secret(std::string_view key) {
 
 std::string config_file_path() {
   if (const char* env = std::getenv("CAUSAL_CONFIG"); env && *env) return env;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/causal/causal.conf";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.config/causal/causal.conf";
   return {};
 }
 
@@ -65,8 +67,9 @@ std::expected<ConfigFile, Error> parse_config_file(const std::string& path, cons
     if (line.front() == '[') {
       std::string_view name = line.back() == ']' ? trim(line.substr(1, line.size() - 2)) : std::string_view{};
       if (!valid_section_name(name)) {
-        return std::unexpected(usage_error(fmt::format(
-            "{}:{}: {} is not a section header [NAME] (NAME of [A-Za-z0-9._-])", path, lineno, quoted_excerpt(line))));
+        return std::unexpected(
+            usage_error(fmt::format("{}:{}: {} is not a section header [NAME] (NAME of [A-Za-z0-9._-])", path,
+                                    lineno, quoted_excerpt(line))));
       }
       into = nullptr;
       for (auto& [n, entries] : file.sections) {
@@ -79,7 +82,8 @@ std::expected<ConfigFile, Error> parse_config_file(const std::string& path, cons
     std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(0, eq));
     if (key.empty()) {
       // The line itself is not quoted: it may hold a secret that lost its '='.
-      return std::unexpected(usage_error(fmt::format("{}:{}: expected key=value or [section]", path, lineno)));
+      return std::unexpected(
+          usage_error(fmt::format("{}:{}: expected key=value or [section]", path, lineno)));
     }
     into->push_back({std::string(key), std::string(trim(line.substr(eq + 1))), lineno});
   }
@@ -93,8 +97,8 @@ std::expected<std::optional<ConfigFile>, Error> load_config_file() {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (!named) return std::nullopt;
-    return std::unexpected(
-        usage_error(fmt::format("$CAUSAL_CONFIG names {}, which does not exist (unset it or create the file)", path)));
+    return std::unexpected(usage_error(
+        fmt::format("$CAUSAL_CONFIG names {}, which does not exist (unset it or create the file)", path)));
   }
   std::ifstream in(path);
   if (!in || !S_ISREG(st.st_mode)) {
@@ -117,9 +121,9 @@ std::expected<std::optional<ConfigFile>, Error> load_config_file() {
       if (!secret) secret = secret_in(s.second);
     }
     if (secret) {
-      return std::unexpected(usage_error(fmt::format(
-          "{} is readable by group or others and holds {} (line {}); run: chmod 600 {}", path, secret->key,
-          secret->line, path)));
+      return std::unexpected(usage_error(
+          fmt::format("{} is readable by group or others and holds {} (line {}); run: chmod 600 {}", path,
+                      secret->key, secret->line, path)));
     }
   }
   return std::optional<ConfigFile>(std::move(*file));

@@ -47,8 +47,8 @@ TEST_CASE("the configuration file: malformed lines name file and line, never the
 }
 
 TEST_CASE("which properties are secrets to keep out of readable files") {
-  for (auto k : {"sasl.password", "ssl.key.password", "ssl.keystore.password", "sasl.oauthbearer.client.secret",
-                 "sasl.jaas.config", "ssl.key.pem", "my.token"}) {
+  for (auto k : {"sasl.password", "ssl.key.password", "ssl.keystore.password",
+                 "sasl.oauthbearer.client.secret", "sasl.jaas.config", "ssl.key.pem", "my.token"}) {
     CHECK(holds_secret(k));
   }
   for (auto k : {"ssl.key.location", "ssl.keystore.location", "sasl.kerberos.keytab", "sasl.username",
@@ -70,7 +70,8 @@ TEST_CASE("librdkafka's lines are scrubbed of every secret value a configuration
 
 TEST_CASE("a refused ACL is named by operation, kind, resource and Kafka's error") {
   CHECK(denied(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED, "Read", "topic", "t").value() ==
-        "not authorised to Read topic 't' (TOPIC_AUTHORIZATION_FAILED): the cluster's ACLs must allow Read on topic "
+        "not authorised to Read topic 't' (TOPIC_AUTHORIZATION_FAILED): the cluster's ACLs must allow Read "
+        "on topic "
         "'t' for this user");
   CHECK(denied(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED, "Describe", "group", "g").has_value());
   // Kafka's error says which kind it refused: a group refusal is not a topic's.

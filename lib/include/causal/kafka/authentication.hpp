@@ -27,7 +27,8 @@
 
 namespace causal::kafka {
 
-std::expected<void, Error> check_authentication(const rd_kafka_conf_t* conf, const std::string& brokers,
-                                                std::chrono::milliseconds wait = std::chrono::milliseconds(4000));
+std::expected<void, Error> check_authentication(
+    const rd_kafka_conf_t* conf, const std::string& brokers,
+    std::chrono::milliseconds wait = std::chrono::milliseconds(4000));
 
 }  // namespace causal::kafka
