@@ -80,7 +80,7 @@ std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const Connecti
   if (tune) tune(conf->get());
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(type, conf->get(), err, sizeof err);
-  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));
+  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", scrub_secrets(err))));
   (void)conf->release();  // rd_kafka_new took ownership
   return HandlePtr(rk);
 }
