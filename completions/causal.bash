@@ -100,19 +100,19 @@ _causal() {
       case $prev in
         -F) _causal_files; return ;;
         --format) _causal_words 'text jsonl json'; return ;;
-        -b|--brokers|-X|--from|-g|--group|-c|--count|--max-transaction-ms|--timeout-ms) return ;;
+        -b|--brokers|-X|--cluster|--from|-g|--group|-c|--count|--max-transaction-ms|--timeout-ms) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -X -F --from -- '-h --help' '-b --brokers' '-g --group' '--commit' '-e --exit-at-end' '-c --count' '--show-held' '--format' '--no-lookup' '--max-transaction-ms' '--timeout-ms' '-q --quiet' ;;
+      [[ $cur == -* ]] && _causal_options -X -F --from -- '-h --help' '-b --brokers' '--cluster' '-g --group' '--commit' '-e --exit-at-end' '-c --count' '--show-held' '--format' '--no-lookup' '--max-transaction-ms' '--timeout-ms' '-q --quiet' ;;
     decode)
       case $prev in
         --input) _causal_words 'base64 hex raw'; return ;;
         --format) _causal_words 'jsonl json text'; return ;;
         -F) _causal_files; return ;;
-        --timeout-ms|--timeout|-b|--brokers|-X) return ;;
+        --timeout-ms|--timeout|-b|--brokers|-X|--cluster) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '--input' '--kcat' '--validate' '--format' '--timeout-ms --timeout' '-b --brokers' ;;
+      [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '--input' '--kcat' '--validate' '--format' '--timeout-ms --timeout' '-b --brokers' '--cluster' ;;
     encode)
       case $prev in
         --input) _causal_words 'any json text'; return ;;
@@ -124,27 +124,27 @@ _causal() {
       case $prev in
         -F|--snapshot) _causal_files; return ;;
         --format) _causal_words 'text json'; return ;;
-        -b|--brokers|-X|-g|--group|-t|--topic|--max-transaction-ms|--lookup-max-offsets|--timeout-ms|--replay-timeout-ms) return ;;
+        -b|--brokers|-X|--cluster|-g|--group|-t|--topic|--max-transaction-ms|--lookup-max-offsets|--timeout-ms|--replay-timeout-ms) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -X -F -t --topic -- '-h --help' '-b --brokers' '-g --group' '--snapshot' '--format' '--no-lookup' '--max-transaction-ms' '--lookup-max-offsets' '--timeout-ms' '--replay-timeout-ms' ;;
+      [[ $cur == -* ]] && _causal_options -X -F -t --topic -- '-h --help' '-b --brokers' '--cluster' '-g --group' '--snapshot' '--format' '--no-lookup' '--max-transaction-ms' '--lookup-max-offsets' '--timeout-ms' '--replay-timeout-ms' ;;
     baseline)
       case $prev in
         -F) _causal_files; return ;;
         --format) _causal_words 'text json csv'; return ;;
-        -b|--brokers|-X|-g|--group|--timeout-ms) return ;;
+        -b|--brokers|-X|--cluster|-g|--group|--timeout-ms) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '-b --brokers' '-g --group' '--apply' '--dry-run' '--allow-skip' '--format' '--timeout-ms' ;;
+      [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '-b --brokers' '--cluster' '-g --group' '--apply' '--dry-run' '--allow-skip' '--format' '--timeout-ms' ;;
     produce)
       case $prev in
         -F) _causal_files; return ;;
         --input) _causal_words 'jsonl text'; return ;;
         --report) _causal_words 'jsonl'; return ;;
-        -b|--brokers|-X|--transactional-id|--commit-every|--sender|--sender-prefix|--timeout-ms) return ;;
+        -b|--brokers|-X|--cluster|--transactional-id|--commit-every|--sender|--sender-prefix|--timeout-ms) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '-b --brokers' '--input' '--transactional-id' '--commit-every' '--abort' '--sync' '--no-stamp' '--sender' '--sender-prefix' '--report' '--timeout-ms' ;;
+      [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '-b --brokers' '--cluster' '--input' '--transactional-id' '--commit-every' '--abort' '--sync' '--no-stamp' '--sender' '--sender-prefix' '--report' '--timeout-ms' ;;
     simulate)
       case $prev in
         --format) _causal_words 'text json'; return ;;

@@ -30,6 +30,7 @@
 #include "bounded_input.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
+#include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "output.hpp"
 #include "causal/kafka/text.hpp"
@@ -608,9 +609,15 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
       }
       break;
     }
+    // librdkafka looks up the coordinator of decode's group, which decode never joins and
+    // never commits to: a refusal of that lookup (no Describe on the group) is no failure.
+    if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED && !m->rkt) continue;
     if (m->err) {
-      result = std::unexpected(runtime_error(fmt::format("{}: {} (broker {})", where, rd_kafka_message_errstr(m),
-                                                          kafka::brokers_in_effect(o.kafka))));
+      // A fetch refused needs Read on the topic.
+      auto no = kafka::denied(m->err, "Read", "topic", src.topic);
+      result = std::unexpected(runtime_error(no ? *no
+                                                : fmt::format("{}: {} (broker {})", where, rd_kafka_message_errstr(m),
+                                                              kafka::brokers_in_effect(o.kafka))));
       break;
     }
     seen_any = true;

@@ -45,6 +45,11 @@ void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
   completes(sub.add_option("-F", opts.property_files, "Read librdkafka properties (key=value lines) from FILE")
                 ->allow_extra_args(false),
             {ValueCompletion::Kind::file, {}});
+  sub.add_option("--cluster", opts.cluster,
+                 "Use section [NAME] of the configuration file ($CAUSAL_CONFIG, else ~/.config/causal/causal.conf; "
+                 "see causal-config(5))")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
 }
 
 std::string_view to_string(Format f) {

@@ -39,7 +39,8 @@ const ValueCompletion* completion_of(const CLI::Option* opt);
 // `opt` takes one of `names`, as written: checked (CLI::IsMember) and offered by completion.
 CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names);
 
-// -b/--brokers (and $CAUSAL_BROKERS), -X key=value (repeatable), -F file (repeatable).
+// -b/--brokers (and $CAUSAL_BROKERS), -X key=value (repeatable), -F file (repeatable),
+// --cluster NAME (a section of the configuration file).
 void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts);
 
 enum class Format { text, json, jsonl, csv };

@@ -36,16 +36,19 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
   // Debug lines exist only when the user asked for them (-X debug=...): they go to stderr
   // as librdkafka itself prints them. Errors and warnings go to the ClientLog, which the
   // tool's error messages quote; notices and info are dropped.
+  // Either way a line is scrubbed of every secret value first (config.hpp): librdkafka
+  // redacts the properties it knows as sensitive, but not every line it writes.
   if (level >= 7) {
     const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    fmt::print(stderr, "%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), buf);
+    fmt::print(stderr, "%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), scrub_secrets(buf));
     return;
   }
-  if (level <= 4) log.add(fmt::format("librdkafka {}: {}", fac, buf), level <= 3);
+  if (level <= 4) log.add(fmt::format("librdkafka {}: {}", fac, scrub_secrets(buf)), level <= 3);
 }
 
 void handle_client_error(int err, const char* reason, ClientLog& log) {
-  log.add(fmt::format("librdkafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
+  log.add(fmt::format("librdkafka: {} ({})", scrub_secrets(reason),
+                      rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
           true);
 }
 
@@ -77,7 +80,7 @@ std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const Connecti
   if (tune) tune(conf->get());
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(type, conf->get(), err, sizeof err);
-  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));
+  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", scrub_secrets(err))));
   (void)conf->release();  // rd_kafka_new took ownership
   return HandlePtr(rk);
 }

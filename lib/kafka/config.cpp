@@ -2,9 +2,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <set>
 
 #include <fmt/core.h>
 
+#include "causal/kafka/authentication.hpp"
+#include "causal/kafka/config_file.hpp"
 #include "causal/kafka/reachability.hpp"
 
 namespace causal::kafka {
@@ -18,15 +22,44 @@ bool is_secret(std::string_view key) {
   return false;
 }
 
+// The secret values given to any configuration of this process, for scrub_secrets().
+// Values shorter than 4 bytes are not kept: scrubbing them would mangle ordinary text.
+struct SecretValues {
+  std::mutex mu;
+  std::set<std::string> values;
+};
+SecretValues& secret_values() {
+  static SecretValues s;
+  return s;
+}
+
+void remember_secret(const std::string& key, const std::string& value) {
+  if (!holds_secret(key) || value.size() < 4) return;
+  std::lock_guard lock(secret_values().mu);
+  secret_values().values.insert(value);
+}
+
+// Replaces every occurrence of `value` in `text`.
+void replace_all(std::string& text, std::string_view value, std::string_view by) {
+  for (auto at = text.find(value); at != std::string::npos; at = text.find(value, at + by.size())) {
+    text.replace(at, value.size(), by);
+  }
+}
+
 std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
                                std::string_view where) {
   char err[512];
   if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+    std::string why = err;
+    if (is_secret(key) && !value.empty()) replace_all(why, value, "[redacted]");  // librdkafka may quote it
     return std::unexpected(usage_error(
-        fmt::format("{}: cannot set property {}={}: {}", where, key, redacted(key, value), err)));
+        fmt::format("{}: cannot set property {}={}: {}", where, key, redacted(key, value), why)));
   }
+  remember_secret(key, value);
   return {};
 }
+
+bool sets_brokers(const std::string& key) { return key == "bootstrap.servers" || key == "metadata.broker.list"; }
 
 std::expected<std::pair<std::string, std::string>, Error> split_property(std::string_view text,
                                                                          std::string_view where) {
@@ -41,6 +74,13 @@ std::expected<std::pair<std::string, std::string>, Error> split_property(std::st
 
 std::string redacted(std::string_view key, std::string_view value) {
   return is_secret(key) ? std::string("[redacted]") : std::string(value);
+}
+
+std::string scrub_secrets(std::string_view text) {
+  std::string out(text);
+  std::lock_guard lock(secret_values().mu);
+  for (const auto& v : secret_values().values) replace_all(out, v, "[redacted]");
+  return out;
 }
 
 namespace {
@@ -60,6 +100,37 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   for (const auto& [k, v] : defaults) {
     if (auto r = set(conf.get(), k, v, "default"); !r) return std::unexpected(r.error());
   }
+  // Whether a step that outranks $CAUSAL_BROKERS set the brokers (see config.hpp).
+  bool brokers_set = false;
+  auto config = load_config_file();
+  if (!config) return std::unexpected(config.error());
+  if (*config) {
+    for (const auto& e : (*config)->global) {
+      auto where = fmt::format("{}:{}", (*config)->path, e.line);
+      if (auto r = set(conf.get(), e.key, e.value, where); !r) return std::unexpected(r.error());
+    }
+  }
+  if (!opts.cluster.empty()) {
+    if (!*config) {
+      return std::unexpected(usage_error(fmt::format(
+          "--cluster {}: there is no configuration file ({} does not exist; create it, or name one with "
+          "$CAUSAL_CONFIG)",
+          opts.cluster, config_file_path().empty() ? "~/.config/causal/causal.conf" : config_file_path())));
+    }
+    const auto* section = (*config)->section(opts.cluster);
+    if (!section) {
+      std::string names;
+      for (const auto& [n, entries] : (*config)->sections) names += (names.empty() ? "" : ", ") + n;
+      return std::unexpected(usage_error(fmt::format("--cluster {}: {} has no section [{}] (it has: {})", opts.cluster,
+                                                     (*config)->path, opts.cluster,
+                                                     names.empty() ? "no sections" : names)));
+    }
+    for (const auto& e : *section) {
+      auto where = fmt::format("{}:{}", (*config)->path, e.line);
+      if (auto r = set(conf.get(), e.key, e.value, where); !r) return std::unexpected(r.error());
+      brokers_set = brokers_set || sets_brokers(e.key);
+    }
+  }
   for (const auto& file : opts.property_files) {
     std::ifstream in(file);
     if (!in) return std::unexpected(usage_error(fmt::format("-F {}: cannot open the property file", file)));
@@ -70,21 +141,25 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
       auto last = line.find_last_not_of(" \t\r");
       std::string where = fmt::format("-F {}:{}", file, lineno);
       auto kv = split_property(std::string_view(line).substr(first, last - first + 1), where);
-      if (!kv) return std::unexpected(kv.error());
+      // Not quoted: a line that lost its '=' may hold a secret.
+      if (!kv) return std::unexpected(usage_error(fmt::format("{}: expected key=value", where)));
       if (auto r = set(conf.get(), kv->first, kv->second, where); !r) return std::unexpected(r.error());
+      brokers_set = brokers_set || sets_brokers(kv->first);
     }
   }
   for (const auto& p : opts.properties) {
     auto kv = split_property(p, "-X");
     if (!kv) return std::unexpected(kv.error());
     if (auto r = set(conf.get(), kv->first, kv->second, "-X"); !r) return std::unexpected(r.error());
+    brokers_set = brokers_set || sets_brokers(kv->first);
   }
-  // Brokers: -b; else bootstrap.servers from -X or -F; else $CAUSAL_BROKERS (a default from
-  // the environment loses to what the command line or its files say). There is no default
-  // broker beyond these: a client with none would wait out its timeout and then name a
-  // broker nobody gave.
+  // Brokers: -b; else bootstrap.servers from -X, -F or the --cluster section; else
+  // $CAUSAL_BROKERS (a default from the environment loses to what the command line or its
+  // files say, but beats the configuration file's lines for every cluster); else those
+  // lines. There is no default broker beyond these: a client with none would wait out its
+  // timeout and then name a broker nobody gave.
   std::string brokers = opts.brokers;
-  if (brokers.empty() && bootstrap_of(conf.get()).empty()) {
+  if (brokers.empty() && !brokers_set) {
     if (const char* env = std::getenv("CAUSAL_BROKERS"); env && *env) brokers = env;
   }
   if (!brokers.empty()) {
@@ -92,7 +167,8 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   }
   if (bootstrap_of(conf.get()).empty()) {
     return std::unexpected(usage_error(
-        "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, or set bootstrap.servers with -X or -F"));
+        "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, set bootstrap.servers with -X or -F, or "
+        "use --cluster NAME with a section of the configuration file"));
   }
   return conf;
 }
@@ -103,8 +179,10 @@ std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
                                         const std::vector<std::pair<std::string, std::string>>& defaults) {
   auto conf = build_conf(opts, defaults);
   if (!conf) return conf;
-  // Brokers that refuse every connection fail here, at once, not after a client's timeout.
+  // Brokers that refuse every connection fail here, at once, not after a client's timeout;
+  // so do credentials the brokers refuse.
   if (auto r = probe_bootstrap(bootstrap_of(conf->get())); !r) return std::unexpected(r.error());
+  if (auto r = check_authentication(conf->get(), bootstrap_of(conf->get())); !r) return std::unexpected(r.error());
   return conf;
 }
 

@@ -179,6 +179,7 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
     return std::unexpected(runtime_error(
         fmt::format("unknown topic '{}' on {}: check the name or create the topic", topic, brokers)));
   }
+  if (auto no = denied(t.err, "Describe", "topic", topic)) return std::unexpected(runtime_error(*no));
   if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return std::unexpected(
         runtime_error(fmt::format("topic '{}' on {}: {}", topic, brokers, rd_kafka_err2str(t.err))));
@@ -336,7 +337,22 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     if (!opts.group) return std::unexpected(usage_error("--from committed needs --group G"));
     committed = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
     for (const auto& w : wants) rd_kafka_topic_partition_list_add(committed, w.topic.c_str(), w.partition);
-    auto err = rd_kafka_committed(im.rk.get(), committed, tmo);
+    // Asked in slices: a refused coordinator lookup shows only as an error on the consumer
+    // queue (nothing is assigned yet, so that is all it can hold), while the call itself
+    // would wait out its whole timeout.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(tmo);
+    rd_kafka_resp_err_t err;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      err = rd_kafka_committed(im.rk.get(), committed, static_cast<int>(std::clamp<std::int64_t>(left.count(), 1, 500)));
+      if (err != RD_KAFKA_RESP_ERR__TIMED_OUT || std::chrono::steady_clock::now() >= deadline) break;
+      if (MessagePtr m{rd_kafka_consumer_poll(im.rk.get(), 0)}; m && m->err) {
+        if (auto no = denied(m->err, "Describe", "group", *opts.group)) {
+          rd_kafka_topic_partition_list_destroy(committed);
+          return std::unexpected(runtime_error(*no));
+        }
+      }
+    }
     if (err) {
       rd_kafka_topic_partition_list_destroy(committed);
       return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot read committed offsets: {}",

@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 #include <librdkafka/rdkafka.h>
 
+#include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/consumer_host.hpp"
 
@@ -124,6 +125,9 @@ struct ConsumerHost::Impl : GateObserver {
     std::string where = m->rkt ? fmt::format("{}/{}", rd_kafka_topic_name(m->rkt), m->partition) : brokers;
     std::string text = fmt::format("{}: {}", where, rd_kafka_message_errstr(m));
     rd_kafka_resp_err_t e = m->err;
+    if (m->rkt) {  // a fetch refused: Read is what it needs
+      if (auto no = denied(e, "Read", "topic", rd_kafka_topic_name(m->rkt))) return std::unexpected(runtime_error(*no));
+    }
     if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
         e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || e == RD_KAFKA_RESP_ERR__FATAL ||
         e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {

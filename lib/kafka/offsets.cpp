@@ -1,5 +1,6 @@
 #include "causal/kafka/offsets.hpp"
 #include "causal/excerpt.hpp"
+#include "causal/kafka/authorization.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -37,7 +38,7 @@ std::expected<HandlePtr, Error> new_consumer(const ConnectionOptions& opts, cons
     return std::unexpected(runtime_error(fmt::format("cannot set isolation.level: {}", err)));
   }
   rd_kafka_t* h = rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), err, sizeof err);
-  if (!h) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", err)));
+  if (!h) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", scrub_secrets(err))));
   conf.value().release();  // owned by the handle now
   return HandlePtr{h};
 }
@@ -63,11 +64,13 @@ AdminOptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout
   return o;
 }
 
-// The one group result of an admin answer about `group`, or the group's error.
+// The one group result of an admin answer about `group`, or the group's error. `operation`
+// is what the request needs on the group (authorization.hpp), for the message when refused.
 std::expected<const rd_kafka_group_result_t*, Error> only_group(const rd_kafka_group_result_t** groups, size_t cnt,
-                                                                 const std::string& group) {
+                                                                 const std::string& group, std::string_view operation) {
   if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
   if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
+    if (auto no = denied(rd_kafka_error_code(e), operation, "group", group)) return std::unexpected(runtime_error(*no));
     return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
   }
   return groups[0];
@@ -94,7 +97,7 @@ std::expected<GroupOffsets, Error> list_group_offsets(rd_kafka_t* h, const std::
   size_t cnt = 0;
   const rd_kafka_group_result_t** groups =
       rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev->get()), &cnt);
-  auto g = only_group(groups, cnt, group);
+  auto g = only_group(groups, cnt, group, "Describe");
   if (!g) return std::unexpected(g.error());
   const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(*g);
   return GroupOffsets{std::move(*ev), parts};
@@ -172,6 +175,7 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
     const auto& t = md->topics[i];
     if (topic != t.topic) continue;
     if (t.err) {
+      if (auto no = denied(t.err, "Describe", "topic", topic)) return std::unexpected(runtime_error(*no));
       if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
         return std::unexpected(
             runtime_error(fmt::format("unknown topic '{}': it does not exist on {}", topic, brokers_)));
@@ -230,6 +234,7 @@ std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_
     const auto* e = find_in(list.get(), c);
     if (!e) return std::unexpected(runtime_error(fmt::format("{}: no {} offset in the answer", channel_text(c), what)));
     if (e->err) {
+      if (auto no = denied(e->err, "Describe", "topic", c.topic)) return std::unexpected(runtime_error(*no));
       return std::unexpected(
           runtime_error(fmt::format("{}: cannot list the {} offset: {}", channel_text(c), what, rd_kafka_err2str(e->err))));
     }
@@ -269,7 +274,7 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
     } else if (e->err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
       co.pending = true;
     } else if (e->err) {
-      co.error = rd_kafka_err2str(e->err);
+      co.error = denied(e->err, "Describe", "topic", c.topic).value_or(rd_kafka_err2str(e->err));
     } else {
       if (e->offset >= 0) co.offset = e->offset;
       if (e->metadata && e->metadata_size > 0) co.metadata.assign(static_cast<const char*>(e->metadata), e->metadata_size);
@@ -317,6 +322,7 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::
       d.state = "Dead";
       return d;
     }
+    if (auto no = denied(rd_kafka_error_code(e), "Describe", "group", group)) return std::unexpected(runtime_error(*no));
     return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
   }
   auto state = rd_kafka_ConsumerGroupDescription_state(descs[0]);
@@ -361,10 +367,14 @@ std::expected<void, Error> OffsetsClient::alter_committed(const std::string& gro
   const auto* res = rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get());
   size_t cnt = 0;
   const rd_kafka_group_result_t** groups = rd_kafka_AlterConsumerGroupOffsets_result_groups(res, &cnt);
-  auto g = only_group(groups, cnt, group);
+  // OffsetCommit needs Read on the group, and Read on each topic.
+  auto g = only_group(groups, cnt, group, "Read");
   if (!g) return std::unexpected(g.error());
   if (const auto* parts = rd_kafka_group_result_partitions(*g)) {
     for (int i = 0; i < parts->cnt; ++i) {
+      const auto err = parts->elems[i].err;
+      if (auto no = denied(err, "Read", "group", group)) return std::unexpected(runtime_error(*no));
+      if (auto no = denied(err, "Read", "topic", parts->elems[i].topic)) return std::unexpected(runtime_error(*no));
       if (parts->elems[i].err) {
         return std::unexpected(runtime_error(fmt::format("group '{}': cannot write the committed offset of {}/{}: {}",
                                                          group, parts->elems[i].topic, parts->elems[i].partition,

@@ -1,4 +1,5 @@
 #include "causal/kafka/producer_host.hpp"
+#include "causal/kafka/authorization.hpp"
 
 #include <algorithm>
 #include <random>
@@ -41,8 +42,11 @@ void ProducerHost::dr_cb(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* 
   SeqNo seq = p.seq;
   if (m->err) {
     if (!self->failed_) {
-      self->failed_ = runtime_error(fmt::format("{}: delivery failed (brokers {}): {}", self->names_.channel_text(p.sink),
-                                                self->brokers_, rd_kafka_err2str(m->err)));
+      auto no = denied(m->err, "Write", "topic", rd_kafka_topic_name(m->rkt));
+      self->failed_ = runtime_error(no ? *no
+                                       : fmt::format("{}: delivery failed (brokers {}): {}",
+                                                     self->names_.channel_text(p.sink), self->brokers_,
+                                                     rd_kafka_err2str(m->err)));
     }
     return;
   }
@@ -80,7 +84,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   });
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), err, sizeof err);
-  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka producer: {}", err)));
+  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka producer: {}", scrub_secrets(err))));
   (void)conf->release();
   h->rk_.reset(rk);
 
@@ -134,7 +138,9 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   if (opts.transactional_id) {
     if (rd_kafka_error_t* e = rd_kafka_init_transactions(rk, tmo)) {
       std::string text = txn_error_text(e);
+      auto no = denied(rd_kafka_error_code(e), "Write", "transactional id", *opts.transactional_id);
       rd_kafka_error_destroy(e);
+      if (no) return std::unexpected(runtime_error(*no));
       return std::unexpected(runtime_error(fmt::format("init_transactions for transactional id '{}' on {}: {}",
                                                        *opts.transactional_id, h->brokers_, text)));
     }

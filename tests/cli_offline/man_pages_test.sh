@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The man pages (issue 16, item 8): every subcommand of `causal --help` has causal-SUB(1),
-# every page renders with no groff warning (groff -man -ww -z), and every page's footer
+# every page (sections 1 and 5) renders with no groff warning (groff -man -ww -z), and every page's footer
 # names the version CMake's project(VERSION) gives, which `causal --version` prints, and
 # one date for all.
 # Usage: man_pages_test.sh CAUSAL_BINARY SOURCE_DIR VERSION
@@ -21,7 +21,7 @@ for sub in $("$CAUSAL" --help | awk '/^Subcommands:/ { on = 1; next } on && !NF 
   check "man/causal-$sub.1 exists" test -f "$SRC/man/causal-$sub.1"
 done
 dates=()
-for page in "$SRC"/man/*.1; do
+for page in "$SRC"/man/*.1 "$SRC"/man/*.5; do
   warnings=$(groff -man -ww -z "$page" 2>&1)
   check "$(basename "$page") renders without warnings${warnings:+: $warnings}" test -z "$warnings"
   th=$(head -1 "$page")

@@ -55,6 +55,7 @@ fi
 [[ $(/usr/bin/causal --version | head -1) == "causal $VERSION" ]] && ok || bad "causal --version: $(/usr/bin/causal --version)"
 if MANPAGER=cat MANWIDTH=80 man causal 2>"$TMP/man.err" | grep -q "causal delivery"; then ok; else bad "man causal: $(cat "$TMP/man.err")"; fi
 if MANPAGER=cat man causal-tail 2>/dev/null | grep -q "causal $VERSION"; then ok; else bad "man causal-tail: no footer with causal $VERSION"; fi
+if MANPAGER=cat man 5 causal-config 2>/dev/null | grep -q "causal $VERSION"; then ok; else bad "man 5 causal-config: no footer with causal $VERSION"; fi
 # bash-completion loads /usr/share/bash-completion/completions/causal on first use.
 got=$(bash -c '
   source /usr/share/bash-completion/bash_completion || exit 1

@@ -46,7 +46,8 @@ LIBDIR=${LIBDIR%/pkgconfig}
 
 # 1. The files.
 for f in bin/causal include/causal/gate.hpp include/causal/version.hpp include/causal/kafka/consumer_host.hpp \
-  share/man/man1/causal.1 share/man/man1/causal-tail.1 share/bash-completion/completions/causal \
+  share/man/man1/causal.1 share/man/man1/causal-tail.1 share/man/man5/causal-config.5 \
+  share/bash-completion/completions/causal \
   share/zsh/site-functions/_causal share/fish/vendor_completions.d/causal.fish; do
   [[ -f $P/$f ]] && ok || bad "not installed: $f"
 done
