@@ -38,6 +38,7 @@ CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names) {
 }
 
 void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
+  opts.config_file = true;  // the tool reads the configuration file; the library only when asked
   sub.add_option("-b,--brokers", opts.brokers, "Bootstrap brokers HOST:PORT[,...] (default: $CAUSAL_BROKERS)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty broker list") : std::string(); },
                              ""));  // $CAUSAL_BROKERS is read by make_conf, after -X and -F

@@ -102,7 +102,9 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   }
   // Whether a step that outranks $CAUSAL_BROKERS set the brokers (see config.hpp).
   bool brokers_set = false;
-  auto config = load_config_file();
+  auto config = opts.config_file || !opts.cluster.empty()
+                    ? load_config_file()
+                    : std::expected<std::optional<ConfigFile>, Error>(std::nullopt);
   if (!config) return std::unexpected(config.error());
   if (*config) {
     for (const auto& e : (*config)->global) {

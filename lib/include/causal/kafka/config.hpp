@@ -22,11 +22,16 @@ struct ConnectionOptions {
   std::vector<std::string> properties;                     // -X key=value, in order
   std::vector<std::string> property_files;                 // -F file, in order (before -X)
   std::string cluster;                                     // --cluster: a section of the config file
+  // Whether make_conf reads the configuration file (config_file.hpp). The causal tool sets
+  // it; a library user opts in, so that a service embedding the library never picks up a
+  // user's ~/.config/causal/causal.conf unasked. A non-empty `cluster` reads it regardless.
+  bool config_file = false;
 };
 
 // Builds a configuration, each step over the one before:
 //   1. library defaults, then `defaults` (the subcommand's own);
-//   2. the configuration file's lines outside any section (config_file.hpp);
+//   2. the configuration file's lines outside any section (config_file.hpp), when
+//      `config_file` is set or a `cluster` is named;
 //   3. its section [cluster] when --cluster is given (a usage error when there is no such
 //      section, or no file);
 //   4. -F files, in order; 5. -X properties, in order;
