@@ -44,6 +44,10 @@ bool LineReader::fill() {
   return true;
 }
 
+bool LineReader::has_line() const {
+  return stopped_ != Status::line || eof_ || std::memchr(buf_.data() + begin_, '\n', end_ - begin_) != nullptr;
+}
+
 LineReader::Status LineReader::next(std::string_view& line) {
   if (stopped_ != Status::line) return stopped_;
   std::size_t scanned = 0;  // bytes after begin_ known to hold no '\n'

@@ -26,6 +26,10 @@ class LineReader {
   // valid until the next call. After too_long, end or error, every call returns the same.
   Status next(std::string_view& line);
 
+  // Whether a whole line is already buffered, so that next() returns it without reading
+  // (a caller flushes its output before a next() that may wait for input).
+  bool has_line() const;
+
   // The number of the line last returned, or of the one found too long (from 1).
   std::size_t number() const { return number_; }
   // errno of a read that failed (Status::error).

@@ -13,6 +13,7 @@
 // Output is flushed after each record; the first failed write stops the run (output.hpp).
 #include <unistd.h>
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <csignal>
@@ -33,6 +34,7 @@
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "output.hpp"
+#include "tail_format.hpp"
 #include "causal/kafka/text.hpp"
 #include "subcommands.hpp"
 
@@ -79,31 +81,40 @@ struct Where {
 
 // ---- input encodings ---------------------------------------------------------------------
 
-std::optional<std::string> unbase64(std::string_view s) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
-    if (c == '/' || c == '_') return 63;
-    return -1;
-  };
-  while (!s.empty() && s.back() == '=') s.remove_suffix(1);  // padding optional
-  if (s.size() % 4 == 1) return std::nullopt;
-  std::string out;
+// The value of a base64 character (standard and URL-safe alphabets), or -1.
+constexpr std::array<std::int8_t, 256> kBase64Values = [] {
+  std::array<std::int8_t, 256> t{};
+  t.fill(-1);
+  for (int i = 0; i < 26; ++i) {
+    t['A' + i] = static_cast<std::int8_t>(i);
+    t['a' + i] = static_cast<std::int8_t>(26 + i);
+  }
+  for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<std::int8_t>(52 + i);
+  t['+'] = t['-'] = 62;
+  t['/'] = t['_'] = 63;
+  return t;
+}();
+
+// Decodes `s` into `out` (replacing it); false when `s` is not base64 (padding optional).
+bool unbase64(std::string_view s, std::string& out) {
+  while (!s.empty() && s.back() == '=') s.remove_suffix(1);
+  if (s.size() % 4 == 1) return false;
+  out.resize(s.size() * 3 / 4);
+  char* o = out.data();
   std::uint32_t acc = 0;
   int bits = 0;
-  for (char c : s) {
-    int v = value(c);
-    if (v < 0) return std::nullopt;
+  for (char ch : s) {
+    const int v = kBase64Values[static_cast<unsigned char>(ch)];
+    if (v < 0) return false;
     acc = (acc << 6) | static_cast<std::uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
+      *o++ = static_cast<char>((acc >> bits) & 0xFF);
     }
   }
-  return out;
+  out.resize(static_cast<std::size_t>(o - out.data()));
+  return true;
 }
 
 std::optional<std::string> unhex(std::string_view s) {
@@ -121,11 +132,11 @@ std::optional<std::string> unhex(std::string_view s) {
   return out;
 }
 
-std::string trim(std::string_view s) {
+std::string_view trim(std::string_view s) {
   auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};
   auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
+  return s.substr(b, e - b + 1);
 }
 
 // ---- kcat -J lines ----------------------------------------------------------------------
@@ -345,9 +356,15 @@ class KcatParser {
 
 // ---- output -----------------------------------------------------------------------------
 
+// Records are built whole in a buffer and written in large pieces: at 64 KiB, at flush()
+// — which the readers call before they would wait for more input, so a reader of a live
+// pipe still sees each record as soon as it is decoded — and at finish(). Only whole
+// records are ever written. The jsonl/json object is written directly (no json value),
+// byte for byte what nlohmann's dump() of it gave: keys in sorted order, the clock's three
+// members from JsonNames (tail_format.hpp).
 class Printer {
  public:
-  Printer(const DecodeOptions& o, Names& names) : o_(o), names_(names) {}
+  Printer(const DecodeOptions& o, Names& names) : o_(o), names_(names), json_names_(names) {}
 
   // One decoded record. `clock` is null when the record has no causal.clock header.
   void record(const Where& w, const Clock* clock, std::size_t size) {
@@ -355,25 +372,49 @@ class Printer {
     if (o_.validate) return;
     if (o_.format == Format::text) {
       text(w, clock, size);
-      return;
-    }
-    nlohmann::json j = nlohmann::json::object();
-    if (w.line) j["line"] = *w.line;
-    if (w.topic) {
-      j["topic"] = *w.topic;
-      j["partition"] = w.partition;
-      j["offset"] = w.offset;
-    }
-    j["header_present"] = clock != nullptr;
-    j["bytes"] = size;
-    Clock empty;
-    nlohmann::json cj = clock_to_json(clock ? *clock : empty, names_);
-    for (auto& [k, v] : cj.items()) j[k] = v;
-    if (o_.format == Format::jsonl) {
-      put(j.dump() + "\n");
     } else {
-      put((count_ == 1 ? "[\n" : ",\n") + j.dump());
+      static const Clock empty{};
+      const Clock& c = clock ? *clock : empty;
+      if (o_.format == Format::json) lit(count_ == 1 ? "[\n" : ",\n");
+      lit("{\"bytes\":");
+      num(size);
+      lit(",\"claims\":");
+      json_names_.append_claims(buf_, c);
+      lit(clock ? ",\"header_present\":true" : ",\"header_present\":false");
+      if (w.line) {
+        lit(",\"line\":");
+        num(*w.line);
+      }
+      if (w.topic) {
+        lit(",\"offset\":");
+        num(w.offset);
+      }
+      lit(",\"origin\":");
+      json_names_.append_origin(buf_, c);
+      if (w.topic) {
+        lit(",\"partition\":");
+        num(w.partition);
+      }
+      lit(",\"seq_claims\":");
+      json_names_.append_seq_claims(buf_, c);
+      if (w.topic) {
+        lit(",\"topic\":");
+        kafka::append_json_string(buf_, *w.topic);
+      }
+      lit(o_.format == Format::jsonl ? "}\n" : "}");
     }
+    if (buf_.size() >= kFlushAt) flush();
+  }
+
+  // Writes what is buffered (whole records). After a failed write nothing more is written
+  // (the run stops, output.hpp). Not fmt::print, which throws on a failed write.
+  void flush() {
+    if (buf_.size() == 0) return;
+    if (!output::failed()) {
+      std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+      output::flush();
+    }
+    buf_.clear();
   }
 
   void finish() {
@@ -381,23 +422,24 @@ class Printer {
       fmt::print(stderr, "causal decode: {} header{} valid\n", count_, count_ == 1 ? "" : "s");
       return;
     }
-    if (o_.format == Format::json) put(count_ == 0 ? "[]\n" : "\n]\n");
+    if (o_.format == Format::json) lit(count_ == 0 ? "[]\n" : "\n]\n");
+    flush();
   }
 
  private:
-  // Whole records only, flushed at once: a reader sees each record as soon as it is
-  // decoded. After a failed write nothing more is written (the run stops, output.hpp).
-  // Not fmt::print, which throws on a failed write.
-  static void put(std::string_view s) {
-    if (output::failed()) return;
-    std::fwrite(s.data(), 1, s.size(), stdout);
-    output::flush();
+  static constexpr std::size_t kFlushAt = 64 * 1024;
+
+  void lit(std::string_view s) { buf_.append(s.data(), s.data() + s.size()); }
+  template <class Int>
+  void num(Int v) {
+    fmt::format_int f(v);
+    buf_.append(f.data(), f.data() + f.size());
   }
 
   void text(const Where& w, const Clock* clock, std::size_t size) {
     std::string out = fmt::format("{}", w.text());
     if (!clock) {
-      put(out + "  no causal.clock header\n");
+      lit(out + "  no causal.clock header\n");
       return;
     }
     out += fmt::format("  {} bytes\n", size);
@@ -414,11 +456,13 @@ class Printer {
                          c["sender"].get<std::string>(), c["seq"].get<SeqNo>());
     }
     if (!clock->origin && clock->empty()) out += "  (empty clock)\n";
-    put(out);
+    lit(out);
   }
 
   const DecodeOptions& o_;
   Names& names_;
+  JsonNames json_names_;
+  fmt::memory_buffer buf_;
   std::size_t count_ = 0;
 };
 
@@ -462,8 +506,10 @@ Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
   const std::size_t max_line = o.kcat ? kMaxKcatLine : o.input == Input::hex ? kMaxHexLine : kMaxBase64Line;
   LineReader lines(STDIN_FILENO, max_line);
   std::string_view line;
+  std::string bytes;  // the decoded header, reused
   for (;;) {
     if (output::failed()) return {};  // the reader is gone or output is lost: stop reading
+    if (!lines.has_line()) out.flush();  // about to wait for input: show what is decoded
     const LineReader::Status st = lines.next(line);
     if (st == LineReader::Status::end) return {};
     if (st == LineReader::Status::error) return std::unexpected(read_error(lines.error()));
@@ -509,13 +555,20 @@ Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
       if (auto r = decode_one(w, *value, names, clock, out); !r) return r;
       continue;
     }
-    std::string t = trim(line);
+    std::string_view t = trim(line);
     if (t.empty()) continue;  // blank lines carry no header
-    auto bytes = o.input == Input::hex ? unhex(t) : unbase64(t);
-    if (!bytes) {
+    bool ok = false;
+    if (o.input == Input::hex) {
+      auto b = unhex(t);
+      ok = b.has_value();
+      if (ok) bytes = std::move(*b);
+    } else {
+      ok = unbase64(t, bytes);
+    }
+    if (!ok) {
       return std::unexpected(bad_header(w, o.input == Input::hex ? "not hex (--input hex)" : "not base64 (--input base64)"));
     }
-    if (auto r = decode_one(w, *bytes, names, clock, out); !r) return r;
+    if (auto r = decode_one(w, bytes, names, clock, out); !r) return r;
   }
 }
 
@@ -595,6 +648,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
           kafka::brokers_in_effect(o.kafka)))));
       break;
     }
+    out.flush();  // each record is shown before the next wait on Kafka
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 200);
     if (!m) continue;
     kafka::MessagePtr msg(m);

@@ -152,20 +152,21 @@ void json_text(Cursor& c, std::string_view s) {
   }
 }
 
-// clock_to_json(clock, names).dump(), byte for byte: keys in sorted order (claims, origin,
-// seq_claims) and the claims in canonical order (topic name, partition, sender name).
-void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
+bool topic_less(const std::string* a, std::int32_t pa, const std::string* b, std::int32_t pb) {
+  if (a != b) {
+    if (int k = a->compare(*b); k != 0) return k < 0;
+  }
+  return pa < pb;
+}
+
+// The three members of clock_to_json(clock, names), each as its JSON value, byte for byte:
+// the claims in canonical order (topic name, partition, then sender name).
+void write_claims(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
   struct Off {
     const std::string* topic;
     std::int32_t partition;
     ChannelId channel;
     Offset offset;
-  };
-  auto topic_less = [](const std::string* a, std::int32_t pa, const std::string* b, std::int32_t pb) {
-    if (a != b) {
-      if (int k = a->compare(*b); k != 0) return k < 0;
-    }
-    return pa < pb;
   };
   const auto& co = clock.offsets();
   Off offs_small[16];
@@ -182,13 +183,16 @@ void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& cloc
   }
   std::sort(offs, offs + n,
             [&](const Off& a, const Off& b) { return topic_less(a.topic, a.partition, b.topic, b.partition); });
-  c.lit("{\"claims\":[");
+  c.put('[');
   for (std::size_t i = 0; i < n; ++i) {
     c.lit(i ? ",{\"offset\":" : "{\"offset\":");
     c.num(offs[i].offset);
     c.lit(jn.channel(offs[i].channel).claim_tail);
   }
-  c.lit("],\"origin\":");
+  c.put(']');
+}
+
+void write_origin(Cursor& c, JsonNames& jn, const Clock& clock) {
   if (clock.origin) {
     c.lit("{\"sender\":");
     c.lit(jn.sender(clock.origin->sender));
@@ -198,7 +202,10 @@ void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& cloc
   } else {
     c.lit("null");
   }
-  c.lit(",\"seq_claims\":[");
+}
+
+void write_seq_claims(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
+  c.put('[');
   const auto& cs = clock.seqs();
   if (cs.size() > 0) {
     struct Seq {
@@ -234,7 +241,18 @@ void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& cloc
       c.put('}');
     }
   }
-  c.lit("]}");
+  c.put(']');
+}
+
+// clock_to_json(clock, names).dump(), byte for byte: keys in sorted order.
+void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
+  c.lit("{\"claims\":");
+  write_claims(c, jn, names, clock);
+  c.lit(",\"origin\":");
+  write_origin(c, jn, clock);
+  c.lit(",\"seq_claims\":");
+  write_seq_claims(c, jn, names, clock);
+  c.put('}');
 }
 
 }  // namespace
@@ -273,6 +291,24 @@ void JsonNames::render_sender(SenderId s) {
 void JsonNames::append_clock(fmt::memory_buffer& out, const Clock& clock) {
   Cursor c(out);
   write_clock(c, *this, names_, clock);
+  c.done();
+}
+
+void JsonNames::append_claims(fmt::memory_buffer& out, const Clock& clock) {
+  Cursor c(out);
+  write_claims(c, *this, names_, clock);
+  c.done();
+}
+
+void JsonNames::append_origin(fmt::memory_buffer& out, const Clock& clock) {
+  Cursor c(out);
+  write_origin(c, *this, clock);
+  c.done();
+}
+
+void JsonNames::append_seq_claims(fmt::memory_buffer& out, const Clock& clock) {
+  Cursor c(out);
+  write_seq_claims(c, *this, names_, clock);
   c.done();
 }
 

@@ -66,6 +66,12 @@ class JsonNames {
     return senders_[s];
   }
   void append_clock(fmt::memory_buffer& out, const Clock& clock);
+  // The clock object's three members, each as its JSON value (the same bytes append_clock
+  // writes for it), for a writer that interleaves them with keys of its own in sorted
+  // order (causal decode's record object).
+  void append_claims(fmt::memory_buffer& out, const Clock& clock);
+  void append_origin(fmt::memory_buffer& out, const Clock& clock);
+  void append_seq_claims(fmt::memory_buffer& out, const Clock& clock);
 
  private:
   void render_channel(ChannelId c);

@@ -104,6 +104,24 @@ check "decode --kcat" 3 '"topic":"codecdemo"' '"offset":0' '"sender":"café"' '"
 run_in '{"topic":"t","partition":0,"offset":5,"headers":["x","y"]\n' decode --kcat
 check "decode --kcat: not kcat output is a usage error" 2 -- "line 1: not kcat -J output"
 
+# --- decode writes in large pieces, but shows each record before it waits for more input:
+# from a live pipe, the first line's record arrives while the second line is 3 s away.
+h=$("$CAUSAL" encode 'origin=live:1')
+{ echo "$h"; sleep 3; echo "$h"; } | "$CAUSAL" decode | {
+  IFS= read -r first
+  t1=$(date +%s%N)
+  IFS= read -r second
+  t2=$(date +%s%N)
+  [[ $first == *'"seq":1'* && $second == *'"line":2'* ]] && echo "$(((t2 - t1) / 1000000))" || echo "bad: $first / $second"
+} >"$TMP/out"
+gap=$(cat "$TMP/out")
+if [[ $gap =~ ^[0-9]+$ ]] && ((gap >= 2000)); then
+  passes=$((passes + 1))
+else
+  echo "FAIL decode from a live pipe: the first record came with the second (gap: $gap ms)"
+  fails=$((fails + 1))
+fi
+
 # --- usage errors -------------------------------------------------------------------------
 run decode orders
 check "decode: source without @" 2 -- "'orders': expected topic/partition@offset"
