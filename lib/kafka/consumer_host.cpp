@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/core.h>
 
@@ -306,23 +308,30 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     StartPosition from;
   };
   std::vector<Want> wants;
+  // One metadata request per topic, not per selector: a caller naming every partition of a
+  // topic (explain names thousands) would otherwise fetch the whole topic's metadata for
+  // each of them, a cost that grows with the square of the partition count.
+  std::map<std::string, int, std::less<>> partitions_of;
+  std::unordered_set<ChannelId> wanted;
   for (const auto& sel : opts.channels) {
-    auto n = partition_count(im.rk.get(), sel.topic, opts.connect_timeout, im.brokers);
-    if (!n) {
-      auto e = n.error();
-      if (e.message.starts_with("cannot reach")) e.message = im.log.with_cause(std::move(e.message));
-      return std::unexpected(e);
+    auto known = partitions_of.find(sel.topic);
+    if (known == partitions_of.end()) {
+      auto n = partition_count(im.rk.get(), sel.topic, opts.connect_timeout, im.brokers);
+      if (!n) {
+        auto e = n.error();
+        if (e.message.starts_with("cannot reach")) e.message = im.log.with_cause(std::move(e.message));
+        return std::unexpected(e);
+      }
+      known = partitions_of.emplace(sel.topic, *n).first;
     }
-    if (sel.partition && *sel.partition >= *n) {
+    const int n = known->second;
+    if (sel.partition && *sel.partition >= n) {
       return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition{}; partition {} does not exist",
-                                                       sel.topic, *n, *n == 1 ? "" : "s", *sel.partition)));
+                                                       sel.topic, n, n == 1 ? "" : "s", *sel.partition)));
     }
-    for (std::int32_t p = 0; p < *n; ++p) {
-      if (sel.partition && *sel.partition != p) continue;
+    for (std::int32_t p = sel.partition.value_or(0); p < (sel.partition ? *sel.partition + 1 : n); ++p) {
       ChannelId c = names.channel(sel.topic, p);
-      bool dup = false;
-      for (const auto& w : wants) dup = dup || w.ch == c;
-      if (!dup) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
+      if (wanted.insert(c).second) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
     }
   }
 
