@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/core.h>
 
@@ -192,10 +194,12 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
 std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string& topic, std::int32_t partition,
                                                               const StartPosition& from,
                                                               const rd_kafka_topic_partition_t* committed,
-                                                              Offset low, Offset lso, HandlePtr& uncommitted) {
+                                                              Offset low, Offset lso,
+                                                              std::optional<Offset> high, HandlePtr& uncommitted) {
   using K = StartPosition::Kind;
   int tmo = static_cast<int>(opts.connect_timeout.count());
   auto high_wm = [&]() -> std::expected<Offset, Error> {
+    if (high) return *high;
     if (!uncommitted) {
       auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
                            {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, log);
@@ -306,23 +310,30 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     StartPosition from;
   };
   std::vector<Want> wants;
+  // One metadata request per topic, not per selector: a caller naming every partition of a
+  // topic (explain names thousands) would otherwise fetch the whole topic's metadata for
+  // each of them, a cost that grows with the square of the partition count.
+  std::map<std::string, int, std::less<>> partitions_of;
+  std::unordered_set<ChannelId> wanted;
   for (const auto& sel : opts.channels) {
-    auto n = partition_count(im.rk.get(), sel.topic, opts.connect_timeout, im.brokers);
-    if (!n) {
-      auto e = n.error();
-      if (e.message.starts_with("cannot reach")) e.message = im.log.with_cause(std::move(e.message));
-      return std::unexpected(e);
+    auto known = partitions_of.find(sel.topic);
+    if (known == partitions_of.end()) {
+      auto n = partition_count(im.rk.get(), sel.topic, opts.connect_timeout, im.brokers);
+      if (!n) {
+        auto e = n.error();
+        if (e.message.starts_with("cannot reach")) e.message = im.log.with_cause(std::move(e.message));
+        return std::unexpected(e);
+      }
+      known = partitions_of.emplace(sel.topic, *n).first;
     }
-    if (sel.partition && *sel.partition >= *n) {
+    const int n = known->second;
+    if (sel.partition && *sel.partition >= n) {
       return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition{}; partition {} does not exist",
-                                                       sel.topic, *n, *n == 1 ? "" : "s", *sel.partition)));
+                                                       sel.topic, n, n == 1 ? "" : "s", *sel.partition)));
     }
-    for (std::int32_t p = 0; p < *n; ++p) {
-      if (sel.partition && *sel.partition != p) continue;
+    for (std::int32_t p = sel.partition.value_or(0); p < (sel.partition ? *sel.partition + 1 : n); ++p) {
       ChannelId c = names.channel(sel.topic, p);
-      bool dup = false;
-      for (const auto& w : wants) dup = dup || w.ch == c;
-      if (!dup) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
+      if (wanted.insert(c).second) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
     }
   }
 
@@ -364,17 +375,50 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   host->gate_ = std::make_unique<Gate>(names, &im);
   if (!opts.resolution_state.empty()) host->gate_->restore_resolution_state(opts.resolution_state);
 
-  im.positions = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
-  for (const auto& w : wants) {
-    int64_t low = 0, lso = 0;
-    auto err = query_watermarks(im.rk.get(), w.topic, w.partition, &low, &lso, tmo);
-    if (err) {
-      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
-                                                       w.topic, w.partition, im.brokers, rd_kafka_err2str(err))));
+  // Every channel's log start and LSO (and high watermark, when a start position needs it)
+  // in one round each: one ListOffsets request per leader, not a round trip per partition,
+  // which made opening thousands of partitions take most of a minute.
+  auto offsets_of = [&](rd_kafka_t* h, std::int64_t logical,
+                        const char* isolation) -> std::expected<std::vector<Offset>, Error> {
+    ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()))};
+    for (const auto& w : wants) rd_kafka_topic_partition_list_add(l.get(), w.topic.c_str(), w.partition)->offset = logical;
+    auto err = query_offsets(h, l.get(), tmo);
+    std::vector<Offset> out;
+    for (std::size_t i = 0; i < wants.size(); ++i) {
+      auto e = err ? err : l->elems[i].err;
+      if (e) {
+        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets ({}): {}", wants[i].topic,
+                                                         wants[i].partition, im.brokers, isolation,
+                                                         rd_kafka_err2str(e))));
+      }
+      out.push_back(l->elems[i].offset);
     }
+    return out;
+  };
+  auto lows = offsets_of(im.rk.get(), RD_KAFKA_OFFSET_BEGINNING, "read_committed");
+  if (!lows) return std::unexpected(lows.error());
+  auto lsos = offsets_of(im.rk.get(), RD_KAFKA_OFFSET_END, "read_committed");
+  if (!lsos) return std::unexpected(lsos.error());
+  std::vector<std::optional<Offset>> highs(wants.size());
+  if (std::any_of(wants.begin(), wants.end(), [](const Want& w) {
+        using K = StartPosition::Kind;
+        return w.from.kind == K::end || w.from.kind == K::from_end || w.from.kind == K::offset;
+      })) {
+    auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
+                         {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, im.log);
+    if (!u) return std::unexpected(u.error());
+    auto h = offsets_of(u->get(), RD_KAFKA_OFFSET_END, "read_uncommitted");
+    if (!h) return std::unexpected(h.error());
+    for (std::size_t i = 0; i < wants.size(); ++i) highs[i] = (*h)[i];
+  }
+
+  im.positions = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
+  for (std::size_t i = 0; i < wants.size(); ++i) {
+    const Want& w = wants[i];
+    const Offset low = (*lows)[i], lso = (*lsos)[i];
     const rd_kafka_topic_partition_t* c =
         committed ? rd_kafka_topic_partition_list_find(committed, w.topic.c_str(), w.partition) : nullptr;
-    auto b = im.baseline_for(w.topic, w.partition, w.from, c, low, lso, uncommitted);
+    auto b = im.baseline_for(w.topic, w.partition, w.from, c, low, lso, highs[i], uncommitted);
     if (!b) return std::unexpected(b.error());
     Offset baseline = *b;
     auto& st = im.ch(w.ch);

@@ -141,10 +141,12 @@ struct ConsumerHost::Impl : GateObserver {
   // The baseline of topic/partition for start position `from`: `low` is its log start, `lso`
   // its last stable offset,
   // `committed` its element of a rd_kafka_committed answer (kind committed; may be null),
-  // `uncommitted` a read_uncommitted handle made on first need (high watermark).
+  // `high` its high watermark when already known, else `uncommitted` a read_uncommitted
+  // handle made on first need to ask it.
   std::expected<Offset, Error> baseline_for(const std::string& topic, std::int32_t partition,
                                             const StartPosition& from, const rd_kafka_topic_partition_t* committed,
-                                            Offset low, Offset lso, HandlePtr& uncommitted);
+                                            Offset low, Offset lso, std::optional<Offset> high,
+                                            HandlePtr& uncommitted);
 
   // --- group membership (group_membership.cpp) ---------------------------------------
   bool member = false;                     // joined opts.group: rebalances and commits

@@ -151,7 +151,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
     Offset baseline = c->offset;
     if (c->offset < 0 || c->offset < low) {
       from = start_for(opts, p.topic, p.partition);
-      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, uncommitted);
+      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, std::nullopt, uncommitted);
       if (!b) return std::unexpected(b.error());
       baseline = *b;
       if (host->observer_) {

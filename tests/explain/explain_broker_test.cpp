@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -845,4 +847,47 @@ TEST_CASE("issue 11.6 and 11.7: the frozen remedy names the members to stop, and
   args.erase(args.begin());
   CHECK(causal_cli(args).rc == 1);
   rd_kafka_consumer_close(member.get());
+}
+
+TEST_CASE("issue 14.4: explain over 300 partitions asks metadata and offsets per topic, not per partition",
+          "[explain][broker]") {
+  // The cost explain must not grow with the square of the partition count (bench/
+  // explain_at_scale.sh times it): every partition is a channel of its own in the replay,
+  // and the replay once asked the whole topic's metadata, and its offsets, for each. Counted
+  // here as requests sent, which does not depend on the machine's speed.
+  constexpr int kPartitions = 300;
+  const std::string T = causal::test::create_topic("explain-scale", kPartitions);
+  const std::string group = causal::test::unique_name("explain-scale");
+  std::vector<Record> records;
+  for (int p = 0; p < kPartitions; ++p) records.emplace_back(fmt::format("r{}", p), p);
+  Stamp st;
+  st.origin(causal::test::unique_name("scale"), 1).offset(T, kPartitions - 1, 5);  // never appended
+  records.push_back(stamped("needs-last-5", 0, st));
+  causal::test::Producer w;
+  w.send(T, records);
+  std::map<int32_t, int64_t> at_start;
+  for (int p = 0; p < kPartitions; ++p) at_start[p] = 0;
+  causal::test::commit_offsets(group, T, at_start);
+
+  auto began = std::chrono::steady_clock::now();
+  Run r = causal_cli({"explain", "--group", group, "--topic", T, "--format", "json", "-X", "debug=protocol"});
+  auto took = std::chrono::steady_clock::now() - began;
+  REQUIRE(r.rc == 4);
+  Json j = Json::parse(r.out);
+  const Json& root = only_root(j);
+  CHECK(root["verdict"] == "not_appended");
+  CHECK(root["awaited_offset"] == 5);
+  CHECK(j["source"]["delivered"] == kPartitions);
+  auto sent = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = 0; (at = r.err.find("Sent " + what, at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  // Before: one MetadataRequest per partition and four ListOffsetsRequests per partition
+  // (about 300 and 1,200 here); now a handful of each.
+  INFO("MetadataRequests " << sent("MetadataRequest") << ", ListOffsetsRequests " << sent("ListOffsetsRequest"));
+  CHECK(sent("MetadataRequest") < 30);
+  CHECK(sent("ListOffsetsRequest") <= 12);
+  // A bound far above the ~1 s it takes, far below the minute it took at 3,000 partitions.
+  CHECK(took < std::chrono::seconds(30));
 }
