@@ -221,9 +221,11 @@ std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_
                                                                        std::span<const ChannelRef> channels,
                                                                        std::int64_t logical, const char* what) {
   // One call: librdkafka looks up each partition's leader and sends ONE ListOffsets
-  // request per leader broker carrying all of that broker's partitions.
+  // request per leader broker carrying all of that broker's partitions; partitions whose
+  // leadership is still settling (a topic created a moment ago) are asked again until the
+  // timeout (query_offsets, client.hpp), rather than failing the command.
   ListPtr list = make_list(channels, logical);
-  rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(h, list.get(), timeout_ms_);
+  rd_kafka_resp_err_t err = query_offsets(h, list.get(), timeout_ms_);
   if (err) {
     return std::unexpected(runtime_error(
         log_->with_cause(fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err)))));
