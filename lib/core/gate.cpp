@@ -322,6 +322,11 @@ bool Gate::offset_claim_blocks(ChannelId record_ch, const OffsetClaim& c) const 
   return !(known && reach_[c.channel].frontier >= c.offset);
 }
 
+// 8 gate: a sequence claim (ch, S, q) is satisfied once delivered_seq(ch, S) reaches q.
+// The mutant seq_off_by_one accepts q - 1 (the boundary the oracle's transaction truth
+// must catch: docs/verification.md).
+constexpr SeqNo needed_seq(SeqNo q) { return on(Rule::seq_off_by_one) ? q : q - 1; }
+
 bool Gate::ignores_seq_claim(ChannelId record_ch, const Clock& clock, const SeqClaim& c) const {
   if (on(Rule::self_channel) && c.channel == record_ch) return true;
   // 6 normalise: a sequence claim naming the record's own sender names a send of its own
@@ -344,7 +349,7 @@ bool Gate::frontier_covers(const Clock& clock) const {
 bool Gate::seq_satisfied(const SeqClaim& c) const {
   if (c.channel >= channels_.size()) return false;
   const SeqEntry* e = find_seq(channels_[c.channel], c.sender);
-  return e != nullptr && e->seq >= c.seq;
+  return (e != nullptr ? e->seq : 0) >= needed_seq(c.seq);
 }
 
 bool Gate::needs_lookup(const SeqClaim& c) const {
@@ -382,7 +387,7 @@ bool Gate::evaluate(ChannelId ch) {
   for (; st.next_seq_claim < seqs.size(); ++st.next_seq_claim) {
     const SeqClaim& c = seqs[st.next_seq_claim];
     if (ignores_seq_claim(ch, head.clock, c) || seq_satisfied(c)) continue;
-    channels_[c.channel].seq_waiters.push_back({c.sender, c.seq, ch, st.epoch});
+    channels_[c.channel].seq_waiters.push_back({c.sender, needed_seq(c.seq), ch, st.epoch});
     st.waiting = true;
     st.blocker = Blocker{Blocker::Kind::seq, c.channel, kNoOffset, c.sender, c.seq};
     if (observer_) {

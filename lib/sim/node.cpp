@@ -23,12 +23,19 @@
 namespace causal::sim {
 
 void NodeObserver::held(ChannelId ch, Offset o, const Blocker& b) {
-  (void)node_;
+    const RecordId r = world_.logs_[ch].at(o).record;
   if (b.kind == Blocker::Kind::seq) {
     ++world_.counters_.seq_holds;
+    // The boundary of step 8 that the oracle's transaction truth makes observable: the
+    // claimed send is a true ancestor of the held record and its sender's previous send on
+    // the channel is the last one delivered, so a gate off by one would release it now.
+    const std::uint32_t si = world_.sender_index(b.sender);
+    if (si != UINT32_MAX && b.seq >= 1 && b.seq <= world_.senders_[si].sends.size() &&
+        node_.gate->delivered_seq(b.channel, b.sender) + 1 == b.seq &&
+        world_.oracle_.ancestors(r).test(world_.senders_[si].sends[b.seq - 1]))
+      ++world_.counters_.seq_boundary_holds;
     return;
   }
-  const RecordId r = world_.logs_[ch].at(o).record;
   for (const OffsetClaim& sc : world_.records_[r].seed_claims) {
     if (sc.channel == b.channel && sc.offset == b.offset) {
       ++world_.counters_.seed_delays;
@@ -136,8 +143,7 @@ void World::process_deliveries(Node& n) {
       const auto r = static_cast<RecordId>(d.tag);
       oracle_.delivered(n.consumer, r);
       Sender& s = senders_[n.sender];
-      s.knowledge.or_with(oracle_.ancestors(r));
-      s.knowledge.set(r);
+      if (oracle_.learn_from_delivery(s.knowledge, r) > 0) ++counters_.txn_taught;
       n.uncommitted_effects.push_back(r);
       n.dirty = true;
       CAUSAL_SIM_TRACE("deliver {} {} ({})", senders_[n.sender].name, describe(r), to_string(d.release));

@@ -29,9 +29,23 @@ Oracle::Oracle(std::size_t channels) : by_channel_(channels), consumers_of_(chan
   describe = [](RecordId r) { return fmt::format("#{}", r); };
 }
 
-RecordId Oracle::sent(ChannelIndex ch, const Bits& ancestors) {
-  recs_.push_back(Rec{ch, kNoOffset, RecordState::in_flight, ancestors});
+RecordId Oracle::sent(ChannelIndex ch, const Bits& ancestors, RecordId txn_previous) {
+  recs_.push_back(Rec{ch, kNoOffset, RecordState::in_flight, ancestors, txn_previous});
   return static_cast<RecordId>(recs_.size() - 1);
+}
+
+std::size_t Oracle::learn_from_delivery(Bits& knowledge, RecordId r) const {
+  const Rec& rec = recs_[r];
+  knowledge.or_with(rec.ancestors);
+  knowledge.set(r);
+  // The earlier sends of r's transaction. Their own ancestors are already in r's: a
+  // sender's knowledge only grows within an incarnation, and a transaction never spans two.
+  std::size_t taught = 0;
+  for (RecordId p = rec.txn_previous; p != kNoRecord; p = recs_[p].txn_previous) {
+    if (!rec.ancestors.test(p)) ++taught;
+    knowledge.set(p);
+  }
+  return taught;
 }
 
 void Oracle::appended(RecordId r, Offset offset, bool transactional) {

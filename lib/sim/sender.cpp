@@ -6,7 +6,8 @@
 //   - an acknowledgement, for idempotent senders (a -> b when a was acked before b was sent);
 //   - a commit, for transactional senders (every send of an earlier committed transaction
 //     precedes every later send; sends of one transaction are concurrent);
-//   - a delivery at the sender's node (node.cpp).
+//   - a delivery at the sender's node (node.cpp, Oracle::learn_from_delivery: the record,
+//     its ancestors, and the sends of its transaction made before it).
 #include <algorithm>
 
 #include "internal.hpp"
@@ -66,7 +67,8 @@ RecordId World::send(std::uint32_t si, ChannelIndex ch, int hops, Node* node) {
     if (!kept) ++counters_.seq_normalised;
   }
 
-  const RecordId r = oracle_.sent(ch, s.knowledge);
+  const RecordId r =
+      oracle_.sent(ch, s.knowledge, s.txn != kNoTxn && !s.txn_sends.empty() ? s.txn_sends.back() : kNoRecord);
   SimRecord rec;
   rec.channel = ch;
   rec.sender = si;

@@ -124,3 +124,46 @@ TEST_CASE("oracle: a retired incarnation stops accumulating obligations") {
   o.consume(c2, 0, 0);
   CHECK(o.missing(c2) == std::vector<RecordId>{r});
 }
+
+TEST_CASE("oracle: delivering a transaction's record teaches the sends of that transaction before it") {
+  // p's transaction sends s1 to a/0 (channel 0), then s2 to b/0 (channel 1). Relay n
+  // consumes only b/0, delivers s2 and then emits y to c/0 (channel 2). m consumes a/0 and
+  // c/0: s1 is not an ancestor of s2 (one transaction: concurrent), but it is an ancestor
+  // of y, which n emitted knowing s1 was committed.
+  Oracle o(3);
+  const RecordId s1 = o.sent(0, {});
+  const RecordId s2 = o.sent(1, {}, s1);
+  o.appended(s1, 0, true);
+  o.appended(s2, 0, true);
+  o.resolved(s1, true);
+  o.resolved(s2, true);
+  CHECK_FALSE(o.ancestors(s2).test(s1));
+
+  Bits n_knows;
+  CHECK(o.learn_from_delivery(n_knows, s2) == 1);  // taught s1, which s2 did not carry
+  CHECK(n_knows.test(s1));
+  CHECK(n_knows.test(s2));
+  const RecordId y = o.sent(2, n_knows);
+  o.appended(y, 0, false);
+
+  const ConsumerId m = o.new_consumer(1, "m");
+  o.consume(m, 0, 0);
+  o.consume(m, 2, 0);
+  SECTION("y before s1: causal_order") {
+    o.delivered(m, y);
+    CHECK(has(o, ViolationKind::causal_order));
+  }
+  SECTION("s1 then y: fine") {
+    o.delivered(m, s1);
+    o.delivered(m, y);
+    CHECK(o.violation_count() == 0);
+  }
+  SECTION("a direct consumer of both may deliver s2 before s1") {
+    const ConsumerId d = o.new_consumer(2, "d");
+    o.consume(d, 0, 0);
+    o.consume(d, 1, 0);
+    o.delivered(d, s2);
+    o.delivered(d, s1);
+    CHECK(o.violation_count() == 0);
+  }
+}

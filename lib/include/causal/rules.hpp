@@ -20,6 +20,7 @@ enum class Rule {
   own_sender_seq,       // step 6: sequence claims naming the record's own sender are ignored
   seq_resolution,       // steps 8-9: a delivery resolves sequence claims on its send (delivered_seq)
   own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
+  seq_off_by_one,       // step 8: a claim on send q needs delivered_seq >= q (the mutant: >= q - 1)
 };
 
 #ifndef CAUSAL_BROKEN_RULE

@@ -29,6 +29,8 @@ namespace causal::sim {
   X(seq_claims_resolved, true,  "holds released by a delivered_seq advance (gate)")                \
   X(seq_holds,           true,  "holds on a sequence claim (observer)")                            \
   X(seq_normalised,      true,  "resolved sequence claims dropped from a stamp")                   \
+  X(txn_taught,          true,  "deliveries that taught an earlier send of the record's transaction") \
+  X(seq_boundary_holds,  true,  "holds on a true sequence claim (ch,S,q) with delivered_seq = q-1") \
   X(lookups_resolved,    true,  "sequence claims satisfied by a lookup (gate)")                    \
   X(seed_delays,         true,  "holds whose blocker was an end-offset seed claim")                \
   X(scope_growths,       true,  "channels added to a running gate")                                \

@@ -2,11 +2,13 @@
 //
 // Ground truth is a hidden happens-before over records, kept as explicit ancestor sets
 // (Bits over RecordId). It never reads the protocol's clocks. The world reports:
-//   sent(ch, ancestors)   a send, with the set of records that happen before it:
+//   sent(ch, ancestors, txn_previous)
+//                         a send, with the set of records that happen before it:
 //                         program order of its sender (transactions: every send of an
 //                         earlier transaction; idempotent: every send acknowledged before
-//                         this one was made) and everything delivered at the node before
-//                         it emitted, transitively
+//                         this one was made) and everything the node knew when it
+//                         emitted (learn_from_delivery), and, for a send of a transaction,
+//                         the previous send of the same transaction (or kNoRecord)
 //   appended / resolved   where the send landed, and whether it became a business record
 //                         (committed, or non-transactional) or not (aborted, lost)
 //   delivered(c, r)       consumer c (one node incarnation) handed r to its processor
@@ -22,6 +24,15 @@
 // and, for EOS nodes, effect_committed() flags a record whose effect is committed twice
 // at one logical node (duplicate_effect). Completeness and drain are checked by the world
 // at quiescence through missing() (attribution.hpp decides what a stall means).
+//
+// What a delivery teaches (learn_from_delivery; docs/protocol.md "What a delivery of a
+// transaction's record teaches"): delivering r adds r, r's ancestors and every send of r's
+// transaction made before r to the consumer's knowledge. Those earlier sends are not
+// ancestors of r (sends of one transaction are concurrent: r's direct consumers may
+// deliver them in either order), but by the time anyone can deliver r its transaction has
+// committed atomically, so they are committed facts the consumer knows. This is the truth
+// a relayed sequence claim serves: the stamp of anything the consumer emits afterwards
+// must order those sends before it for every downstream consumer of their channels.
 //
 // Thread-safety: none; one oracle per world.
 #pragma once
@@ -40,6 +51,7 @@ namespace causal::sim {
 using RecordId = std::uint32_t;
 using ConsumerId = std::uint32_t;  // one per node incarnation
 using LogicalId = std::uint32_t;   // one per node (across incarnations)
+inline constexpr RecordId kNoRecord = UINT32_MAX;
 
 enum class ViolationKind : std::uint8_t {
   causal_order,
@@ -70,7 +82,9 @@ class Oracle {
   std::function<std::string(RecordId)> describe;
 
   // --- ground truth ----------------------------------------------------------------
-  RecordId sent(ChannelIndex ch, const Bits& ancestors);
+  // txn_previous: the previous send of the same open transaction, kNoRecord for the first
+  // send of a transaction and for sends outside transactions.
+  RecordId sent(ChannelIndex ch, const Bits& ancestors, RecordId txn_previous = kNoRecord);
   // REQUIRES: r in_flight. A transactional send becomes pending, others committed.
   void appended(RecordId r, Offset offset, bool transactional);
   // A pending send's transaction ended.
@@ -79,6 +93,11 @@ class Oracle {
   void lost(RecordId r);
 
   const Bits& ancestors(RecordId r) const { return recs_[r].ancestors; }
+  // Adds to `knowledge` what delivering r teaches (see above): r, its ancestors, and the
+  // sends of its transaction made before it. Returns how many of those transaction sends
+  // were not already ancestors (they are, when an acknowledgement preceded the send).
+  std::size_t learn_from_delivery(Bits& knowledge, RecordId r) const;
+  RecordId txn_previous(RecordId r) const { return recs_[r].txn_previous; }
   RecordState state(RecordId r) const { return recs_[r].state; }
   ChannelIndex channel(RecordId r) const { return recs_[r].channel; }
   Offset offset(RecordId r) const { return recs_[r].offset; }
@@ -114,6 +133,7 @@ class Oracle {
     Offset offset = kNoOffset;
     RecordState state = RecordState::in_flight;
     Bits ancestors;
+    RecordId txn_previous = kNoRecord;
   };
   struct Consumer {
     LogicalId logical;
