@@ -277,7 +277,7 @@ Outcome explain_group(const ExplainOptions& o) {
     rule.position = {kafka::StartPosition::Kind::offset, start};
     co.start.push_back(rule);
     bool restored = false;
-    if (!c.metadata.empty() && c.metadata.starts_with("causal1:")) {
+    if (!c.metadata.empty() && (c.metadata.starts_with("causal1:") || c.metadata.starts_with("causal2:"))) {
       auto entries = decode_resolution_state(c.metadata, names);
       if (entries) {
         co.resolution_state.insert(co.resolution_state.end(), entries->begin(), entries->end());

@@ -16,12 +16,15 @@
 #include <fmt/core.h>
 
 #include "base64.hpp"
+#include "causal/codec.hpp"
 #include "varint.hpp"
 
 namespace causal {
 
 namespace {
-constexpr std::string_view kPrefix = "causal1:";
+constexpr std::string_view kPrefix = "causal1:";   // resolution state only
+constexpr std::string_view kPrefix2 = "causal2:";  // then a custody restatement
+static_assert(kPrefix.size() == kPrefix2.size());
 
 struct Named {
   const std::string* topic;
@@ -36,7 +39,8 @@ void put_string(std::vector<std::byte>& out, std::string_view s) {
 }
 }  // namespace
 
-std::string encode_resolution_state(std::span<const ResolutionEntry> entries, const Names& names) {
+namespace {
+std::vector<std::byte> encode_state(std::span<const ResolutionEntry> entries, const Names& names) {
   std::vector<Named> v;
   v.reserve(entries.size());
   for (const auto& e : entries) {
@@ -73,23 +77,22 @@ std::string encode_resolution_state(std::span<const ResolutionEntry> entries, co
     }
     i = j;
   }
-  return std::string(kPrefix) +
-         wire::base64_encode(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
+  return bin;
+}
+}  // namespace
+
+std::string encode_resolution_state(std::span<const ResolutionEntry> entries, const Names& names) {
+  return encode_committed_state(entries, Clock{}, names);
 }
 
-std::expected<std::vector<ResolutionEntry>, Error> decode_resolution_state(std::string_view text, Names& names) {
-  std::vector<ResolutionEntry> out;
-  if (text.empty()) return out;
-  auto bad = [](std::string what) {
-    return std::unexpected(runtime_error("resolution state (offset-commit metadata): " + what));
-  };
-  if (!text.starts_with(kPrefix)) {
-    return bad(fmt::format("does not start with '{}'; not written by causal (or by a newer version)", kPrefix));
-  }
-  auto bin = wire::base64_decode(text.substr(kPrefix.size()));
-  if (!bin) return bad("the text after 'causal1:' is not canonical padded base64");
-  const auto* b = reinterpret_cast<const std::byte*>(bin->data());
-  wire::Reader r(b, b + bin->size());
+namespace {
+
+std::unexpected<Error> bad(std::string what) {
+  return std::unexpected(runtime_error("resolution state (offset-commit metadata): " + what));
+}
+
+// Decodes `state` from r, leaving r after it.
+std::expected<void, Error> decode_state(wire::Reader& r, Names& names, std::vector<ResolutionEntry>& out) {
 
   auto varint = [&](std::string_view what) -> std::expected<std::uint64_t, Error> {
     std::size_t at = r.pos();
@@ -148,8 +151,62 @@ std::expected<std::vector<ResolutionEntry>, Error> decode_resolution_state(std::
       out.push_back({ch, names.sender(*sender), *seq});
     }
   }
-  if (!r.at_end()) return bad(fmt::format("{} trailing bytes at byte {}", r.remaining(), r.pos()));
+  return {};
+}
+
+std::vector<std::byte> encode_state(std::span<const ResolutionEntry> entries, const Names& names);
+
+}  // namespace
+
+std::expected<CommittedState, Error> decode_committed_state(std::string_view text, Names& names) {
+  CommittedState out;
+  if (text.empty()) return out;
+  const bool v2 = text.starts_with(kPrefix2);
+  if (!v2 && !text.starts_with(kPrefix)) {
+    return bad(fmt::format("does not start with '{}' or '{}'; not written by causal (or by a newer version)", kPrefix,
+                           kPrefix2));
+  }
+  auto bin = wire::base64_decode(text.substr(kPrefix.size()));
+  if (!bin) return bad(fmt::format("the text after '{}' is not canonical padded base64", v2 ? kPrefix2 : kPrefix));
+  const auto* b = reinterpret_cast<const std::byte*>(bin->data());
+  wire::Reader r(b, b + bin->size());
+  if (auto st = decode_state(r, names, out.resolution); !st) return std::unexpected(st.error());
+  if (!v2) {
+    if (!r.at_end()) return bad(fmt::format("{} trailing bytes at byte {}", r.remaining(), r.pos()));
+    return out;
+  }
+  // causal2: the custody restatement follows, a causal.clock header without origin.
+  const std::size_t at = r.pos();
+  if (r.at_end()) return bad(fmt::format("no custody restatement at byte {} after a '{}' prefix", at, kPrefix2));
+  auto clock = decode(std::span<const std::byte>(b + at, bin->size() - at), names);
+  if (!clock) {
+    return bad(fmt::format("custody restatement at byte {}: {} (byte {} of the clock)", at, clock.error().detail,
+                           clock.error().at));
+  }
+  if (clock->origin) return bad(fmt::format("custody restatement at byte {} has an origin", at));
+  if (clock->empty()) return bad(fmt::format("custody restatement at byte {} is empty", at));
+  out.custody = std::move(*clock);
   return out;
+}
+
+std::expected<std::vector<ResolutionEntry>, Error> decode_resolution_state(std::string_view text, Names& names) {
+  auto st = decode_committed_state(text, names);
+  if (!st) return std::unexpected(st.error());
+  return std::move(st->resolution);
+}
+
+std::string encode_committed_state(std::span<const ResolutionEntry> entries, const Clock& custody,
+                                   const Names& names) {
+  std::vector<std::byte> bin = encode_state(entries, names);
+  if (custody.empty()) {
+    return std::string(kPrefix) +
+           wire::base64_encode(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
+  }
+  Clock k = custody;
+  k.origin.reset();
+  encode(k, names, bin);
+  return std::string(kPrefix2) +
+         wire::base64_encode(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
 }
 
 }  // namespace causal

@@ -138,6 +138,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
     auto& p = parts->elems[i];
     const rd_kafka_topic_partition_t* c = &committed->elems[i];
     ChannelId cid = names.channel(p.topic, p.partition);
+    Clock restated;  // the committed custody restatement, if any
     int64_t low = 0, lso = 0;
     if (auto err = query_watermarks(rk.get(), p.topic, p.partition, &low, &lso, tmo); err) {
       return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
@@ -164,7 +165,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
       }
     } else if (c->metadata_size > 0) {
       std::string_view text(static_cast<const char*>(c->metadata), c->metadata_size);
-      auto entries = decode_resolution_state(text, names);
+      auto entries = decode_committed_state(text, names);
       if (!entries) {
         // Not ours (another tool committed here) or damaged: no resolution state. Claims it
         // would have resolved are left to lookups; nothing is delivered out of order.
@@ -174,7 +175,8 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
                                             p.topic, p.partition, quoted_excerpt(text), entries.error().message));
         }
       } else {
-        for (auto& e : *entries) state.push_back(e);
+        for (auto& e : entries->resolution) state.push_back(e);
+        restated = std::move(entries->custody);
       }
     }
     auto& st = ch(cid);
@@ -187,6 +189,9 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
     p.offset = baseline;
     assignment.push_back(cid);
     host->gate_->add_channel(cid, baseline);
+    // What this channel's custody restated when it was committed: joined into custody,
+    // so every stamp after the restart still carries it (docs/protocol.md).
+    if (!restated.empty()) host->gate_->restore_custody(cid, restated);
     host->plan_.push_back(ChannelPlan{cid, from, baseline, low, lso});
     committed_at.resize(std::max<std::size_t>(committed_at.size(), cid + 1), kNoOffset);
     committed_meta.resize(std::max<std::size_t>(committed_meta.size(), cid + 1));
@@ -225,8 +230,19 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
     for (const auto& e : all) {
       if (e.channel == c) mine.push_back(e);
     }
-    std::string meta = encode_resolution_state(mine, names);
+    // Custody is never pruned: a dropped claim would be causal past a restarted stamp
+    // forgets. Only resolution entries are (a dropped one costs a lookup).
+    const Clock restated = gate.custody_restatement(c);
+    std::string meta = encode_committed_state(mine, restated, names);
     if (meta.size() > opts.metadata_max_bytes) {
+      if (const std::string bare = encode_committed_state({}, restated, names); bare.size() > opts.metadata_max_bytes) {
+        return std::unexpected(runtime_error(fmt::format(
+            "{}: the custody restatement alone is {} bytes ({} claims), over the {} bytes Kafka keeps as commit "
+            "metadata (offset.metadata.max.bytes), and none of it may be dropped; nothing committed. Raise "
+            "offset.metadata.max.bytes on the brokers",
+            names.channel_text(c), bare.size(), restated.offsets().size() + restated.seqs().size(),
+            opts.metadata_max_bytes)));
+      }
       if (!opts.lookups) {
         return std::unexpected(runtime_error(fmt::format(
             "{}: the resolution state is {} bytes, over the {} bytes Kafka keeps as commit metadata "
@@ -241,14 +257,14 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
       while (over - fits > 1) {
         const std::size_t mid = fits + (over - fits) / 2;
         const std::span<const ResolutionEntry> prefix(mine.data(), mid);
-        if (encode_resolution_state(prefix, names).size() <= opts.metadata_max_bytes) {
+        if (encode_committed_state(prefix, restated, names).size() <= opts.metadata_max_bytes) {
           fits = mid;
         } else {
           over = mid;
         }
       }
       mine.resize(fits);
-      meta = encode_resolution_state(mine, names);
+      meta = encode_committed_state(mine, restated, names);
       if (host->observer_) {
         host->observer_->note(fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; "
                                           "claims on the others' sends will be resolved by lookups",

@@ -71,6 +71,9 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
     oracle_.consume(n.consumer, ch, b);
   }
   n.gate->restore_resolution_state(n.committed_resolution);
+  for (const auto& [ch, restated] : n.committed_custody) {
+    if (n.gate->consumes(ch)) n.gate->restore_custody(ch, restated);
+  }
   n.sender = new_sender(name, n.spec.eos, n.gate.get());
   Sender& s = senders_[n.sender];
   if (config_.stateful_restarts) s.knowledge = n.committed_knowledge;
@@ -120,6 +123,7 @@ bool World::start_node(std::uint32_t i) {
     n.scope = x.scope;
     n.committed = x.committed;
     n.committed_resolution = x.committed_resolution;
+    n.committed_custody = x.committed_custody;
     n.origin_baseline = x.origin_baseline;
   } else {
     n.scope = n.spec.scope;
@@ -237,6 +241,7 @@ void World::complete_flush(Node& n) {
   if (senders_[si].txn != kNoTxn) end_txn(si, true);
   for (ChannelId ch : n.gate->scope()) n.committed[ch] = n.gate->frontier(ch) + 1;
   n.committed_resolution = n.gate->resolution_state();
+  for (ChannelId ch : n.gate->scope()) n.committed_custody[ch] = n.gate->custody_restatement(ch);
   if (config_.stateful_restarts) n.committed_knowledge = senders_[si].knowledge;
   if (n.spec.eos) {
     for (RecordId r : n.uncommitted_effects) oracle_.effect_committed(n.index, r);

@@ -443,3 +443,56 @@ TEST_CASE_METHOD(Fixture, "snapshot inspection: unsatisfied lists every blocking
   REQUIRE(gate.head(B));
   CHECK(gate.head(B)->offset == 0);
 }
+
+TEST_CASE("custody across a restart: the restatement is committed, restored and stamped again", "[gate][stamper]") {
+  // A node consumes a/0 and c/0, not k/0. It delivers x on c/0 claiming k/0@4 (unconsumed),
+  // a/0@0 (consumed: kept, the next owner of c/0 may not consume a/0), c/0@0 (its own
+  // channel: dropped, c/0's committed position covers it), a resolved sequence claim on a/0
+  // (replaced by an offset claim on a/0's frontier) and an unresolved one on k/0 (kept).
+  Names names;
+  const ChannelId A = names.channel("a", 0), C = names.channel("c", 0), K = names.channel("k", 0);
+  const SenderId S = names.sender("S"), T = names.sender("T");
+  Gate before(names);
+  before.add_channel(A, 0);
+  before.add_channel(C, 0);
+  Clock s1;
+  s1.origin = Origin{S, 1};
+  before.receive({A, 0, s1});
+  Clock x;
+  x.claim(K, 4);
+  x.claim(A, 0);
+  x.claim(C, 0);
+  x.claim_seq(A, S, 1);
+  x.claim_seq(K, T, 2);
+  before.receive({C, 1, x});
+  REQUIRE(before.frontier(C) == 1);  // delivered
+
+  const Clock restated = before.custody_restatement(C);
+  CHECK(restated.offset_of(K) == 4);
+  CHECK(restated.offset_of(A) == 0);
+  CHECK(restated.offset_of(C) == kNoOffset);
+  REQUIRE(restated.seqs().size() == 1);
+  CHECK(restated.seqs()[0] == SeqClaim{K, T, 2});
+  CHECK_FALSE(restated.origin);
+
+  // The restart: a new gate from the committed positions, custody restored; its stamper's
+  // every stamp carries the restated claims, and so does its next restatement.
+  Gate after(names);
+  after.add_channel(A, 1);
+  after.add_channel(C, 2);
+  CHECK_THROWS_AS(after.restore_custody(K, restated), std::logic_error);
+  after.restore_custody(C, restated);
+  Stamper stamper(names.sender("n-2"), Stamper::Mode::idempotent, &after);
+  const Clock y = stamper.stamp_send(names.channel("out", 0));
+  CHECK(y.offset_of(K) == 4);
+  REQUIRE(y.seqs().size() == 1);
+  CHECK(y.seqs()[0] == SeqClaim{K, T, 2});
+  CHECK(after.custody_restatement(C).offset_of(K) == 4);
+
+  // Without the restoration (the hole issue 17 closed), nothing names k/0.
+  Gate empty(names);
+  empty.add_channel(A, 1);
+  empty.add_channel(C, 2);
+  Stamper forgetful(names.sender("n-3"), Stamper::Mode::idempotent, &empty);
+  CHECK(forgetful.stamp_send(names.channel("out", 0)).offset_of(K) == kNoOffset);
+}

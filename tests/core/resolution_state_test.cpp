@@ -57,7 +57,7 @@ TEST_CASE("malformed resolution state is rejected with a reason", "[resolution_s
   };
   for (auto [text, says] : {
            Bad{"hello", "does not start with 'causal1:'"},
-           Bad{"causal2:AA==", "does not start with 'causal1:'"},
+           Bad{"causal9:AA==", "does not start with 'causal1:' or 'causal2:'"},
            Bad{"causal1:AA=", "not canonical padded base64"},
            Bad{"causal1:A!==", "not canonical padded base64"},
            Bad{"causal1:AB==", "not canonical padded base64"},     // non-zero unused bits
@@ -103,4 +103,54 @@ TEST_CASE("random resolution states round-trip", "[resolution_state][property]")
     CHECK(got == want);
     CHECK(encode_resolution_state(*back, names) == text);  // canonical
   }
+}
+
+TEST_CASE("committed state with a custody restatement: causal2, vector and round trip", "[resolution_state]") {
+  Names names;
+  const ChannelId ch = names.channel("orders", 3);
+  std::vector<ResolutionEntry> entries = {{ch, names.sender("cart-19c2"), 7}};
+  Clock custody;
+  custody.claim(names.channel("payments", 0), 41);
+  custody.claim_seq(names.channel("stock", 1), names.sender("inv-2"), 5);
+
+  const std::string text = encode_committed_state(entries, custody, names);
+  // The vector in docs/wire-format.md ("Custody restatement").
+  CHECK(text == "causal2:AQZvcmRlcnMDAQljYXJ0LTE5YzIHAQYBCHBheW1lbnRzAQApAQVzdG9jawEBBWludi0yBQ==");
+  // No custody: byte for byte the causal1 form, as before custody was committed.
+  CHECK(encode_committed_state(entries, Clock{}, names) == encode_resolution_state(entries, names));
+
+  Names fresh;
+  auto back = decode_committed_state(text, fresh);
+  REQUIRE(back);
+  REQUIRE(back->resolution.size() == 1);
+  CHECK(fresh.sender_name(back->resolution[0].sender) == "cart-19c2");
+  CHECK(back->custody.offset_of(fresh.channel("payments", 0)) == 41);
+  REQUIRE(back->custody.seqs().size() == 1);
+  CHECK(back->custody.seqs()[0].seq == 5);
+  // The resolution state alone reads either form.
+  auto alone = decode_resolution_state(text, fresh);
+  REQUIRE(alone);
+  CHECK(alone->size() == 1);
+  // causal1 text has no custody.
+  auto v1 = decode_committed_state(encode_resolution_state(entries, names), fresh);
+  REQUIRE(v1);
+  CHECK(v1->custody.empty());
+}
+
+TEST_CASE("malformed custody restatements are rejected with a reason", "[resolution_state]") {
+  Names names;
+  auto reason = [&](std::string_view text) {
+    auto r = decode_committed_state(text, names);
+    REQUIRE_FALSE(r);
+    return r.error().message;
+  };
+  // causal2 with nothing after the state.
+  CHECK_THAT(reason("causal2:AA=="), Catch::Contains("no custody restatement at byte 1"));
+  // A clock with an origin (version 1, flags origin, sender "s", seq 1).
+  CHECK_THAT(reason("causal2:AAEBAXMB"), Catch::Contains("has an origin"));
+  // An undecodable clock (version 9).
+  CHECK_THAT(reason("causal2:AAkA"), Catch::Contains("custody restatement at byte 1"));
+  // A clock with no claims (version 1, flags 0).
+  CHECK_THAT(reason("causal2:AAEA"), Catch::Contains("is empty"));
+  CHECK_THAT(reason("causal3:AA=="), Catch::Contains("does not start with 'causal1:' or 'causal2:'"));
 }

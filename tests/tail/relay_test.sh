@@ -8,6 +8,8 @@
 #      (which aborts the killed one's transaction), and drains the rest.
 #   3. An undecodable header on one input partition stops that partition there; the other
 #      goes on.
+#   4. Custody across a restart: a claim on a channel the relay does not consume, received
+#      before a restart, is still restated in the stamps of the restarted relay.
 # Then, independently of the relay: the relay group's commits reach the input's end; a
 # downstream `causal tail --group D --commit -e` of the output (read_committed) sees every
 # committed source record's effect exactly once, none of the aborted ones, and every output
@@ -123,6 +125,45 @@ missing=$(jq -r --arg in "$in" '"\(.value) " + ([.clock.claims[]? | select(.topi
 [[ -z $missing && $(wc -l <"$TMP/inputs") -ge 302 ]] && ok ||
   bad "output records whose clock does not claim their input: $(head -5 <<<"$missing" | tr '\n' ' ') (inputs: $(wc -l <"$TMP/inputs"))"
 grep -q "transactions committed" "$TMP/relay.err" && ok || bad "the relay's last line is missing: $(tail -2 "$TMP/relay.err")"
+
+# 4. Custody across a restart (issue 17, item 2; docs/protocol.md). On a second input, x
+# claims a channel the relay does not consume (cause/0 @ 5). The relay delivers x, commits
+# and is stopped; restarted, it relays an unrelated y. y's effect must still claim cause/0 @
+# 5: the relay committed its custody's restatement (causal2: metadata) and restored it.
+# Before, a restarted relay began with empty custody and y's effect named nothing on cause.
+cin=relay-cin-$run
+cout=relay-cout-$run
+cause=relay-cause-$run
+for t in "$cin" "$cout"; do
+  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create \
+    --topic "$t" --partitions 1 >/dev/null 2>&1 || bad "cannot create topic $t"
+done
+hdr=$("$CAUSAL" encode "origin=src-$run:1 $cause/0@5") || bad "causal encode failed"
+printf '{"value":"x","headers":[{"name":"causal.clock","value":"%s","value_encoding":"base64"}]}\n' "$hdr" |
+  "$CAUSAL" produce --no-stamp "$cin" >/dev/null 2>&1 || bad "cannot produce x"
+cin_caught_up() {
+  local got
+  got=$("$CAUSAL" explain --group "rc-$run" --topic "$cin" --format json 2>/dev/null | jq -r '.source.committed[0].offset')
+  [[ $got == "$1" ]]
+}
+"$RELAY" "$B" "rc-$run" "txc-$run" "$cout" "$cin" 2>>"$TMP/relay-c.err" &
+relay=$!
+pids+=("$relay")
+for _ in $(seq 150); do cin_caught_up 1 && break; sleep 0.2; done
+cin_caught_up 1 && ok || bad "the relay did not commit x within 30 s: $(tail -3 "$TMP/relay-c.err")"
+kill -INT "$relay"
+wait "$relay"
+"$CAUSAL" produce "$cin" <<<'{"value":"y"}' >/dev/null 2>&1 || bad "cannot produce y"
+"$RELAY" "$B" "rc-$run" "txc-$run" "$cout" "$cin" 2>>"$TMP/relay-c.err" &
+relay=$!
+pids+=("$relay")
+for _ in $(seq 150); do cin_caught_up 2 && break; sleep 0.2; done
+cin_caught_up 2 && ok || bad "the restarted relay did not commit y within 30 s: $(tail -3 "$TMP/relay-c.err")"
+kill -INT "$relay"
+wait "$relay"
+claim=$(timeout 30 "$CAUSAL" tail -e --format jsonl "$cout" 2>/dev/null |
+  jq -r --arg c "$cause" 'select(.value == "Y") | [.clock.claims[]? | select(.topic == $c and .partition == 0) | .offset] | max // "none"')
+[[ $claim == 5 ]] && ok || bad "after a restart the relay's effect of y claims cause/0 at '$claim', want 5 (custody restated)"
 
 echo "$passes passed, $fails failed"
 ((fails == 0))

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "broker_env.hpp"
+#include "causal/resolution_state.hpp"
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -573,4 +574,42 @@ TEST_CASE("a resolution state over the 4096-byte metadata bound: pruned with loo
   CHECK(no.err.find(T + "/0: the resolution state is ") != std::string::npos);
   CHECK(no.err.find("over the 4096 bytes Kafka keeps as commit metadata") != std::string::npos);
   CHECK(committed_with_metadata(N, T).first == RD_KAFKA_OFFSET_INVALID);
+}
+
+// Issue 17, item 2: a partition's custody restatement is committed beside its resolution
+// state (causal2: metadata) and, unlike resolution entries, is never dropped. One record
+// claiming 3 unconsumed topics commits them; one claiming 300 topics (about 15 KB of
+// restatement, over Kafka's 4096-byte bound) makes the commit fail, naming the partition,
+// and the group has no commit.
+TEST_CASE("a custody restatement is committed as causal2 metadata, and refused whole over the bound") {
+  std::string T = t::create_topic("tail-custody", 1);
+  const std::string far = "custody-cause-" + std::string(30, 'x');
+  auto claims = [&](int n) {
+    std::string text = "origin=c:1";
+    for (int i = 0; i < n; ++i) text += " " + far + "-" + std::to_string(i) + "/0@7";
+    return text;
+  };
+  produce(T + "/0", with_clock("few", claims(3)), "--no-stamp");
+  std::string G = t::unique_name("custody-few");
+  Run r = run_causal("tail " + brokers() + " --group " + G + " --commit -e --format jsonl " + T);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  auto [offset, meta] = committed_with_metadata(G, T);
+  CHECK(offset == 1);
+  REQUIRE(meta.starts_with("causal2:"));
+  causal::Names names;
+  auto state = causal::decode_committed_state(meta, names);
+  REQUIRE(state);
+  CHECK(state->custody.offsets().size() == 3);
+  CHECK(state->custody.offset_of(names.channel(far + "-2", 0)) == 7);
+
+  std::string U = t::create_topic("tail-custody-big", 1);
+  produce(U + "/0", with_clock("many", claims(300)), "--no-stamp");
+  std::string H = t::unique_name("custody-many");
+  Run big = run_causal("tail " + brokers() + " --group " + H + " --commit -e --format jsonl " + U);
+  INFO(big.err);
+  CHECK(big.code == 1);
+  CHECK(big.err.find(U + "/0: the custody restatement alone is ") != std::string::npos);
+  CHECK(big.err.find("(300 claims), over the 4096 bytes") != std::string::npos);
+  CHECK(committed_with_metadata(H, U).first == RD_KAFKA_OFFSET_INVALID);
 }

@@ -197,6 +197,19 @@ class Gate {
   // REQUIRES: called before any receive (restart from committed positions).
   void restore_resolution_state(std::span<const ResolutionEntry> entries);
 
+  // --- custody restatement (docs/protocol.md, "Custody across a restart") ----------
+  // What custody[ch] must restate after a restart, saved beside ch's committed position:
+  // custody[ch] without its claims on ch itself (the committed position of ch covers
+  // them: a delivered record's claims on its own channel sit below it), and with each
+  // sequence claim this gate resolved replaced by an offset claim on the frontier of its
+  // channel (which covers the resolved send, and needs no resolution state to read).
+  // Claims on other channels are kept whether or not this gate consumes them: whoever
+  // consumes ch next may not consume them. No origin.
+  Clock custody_restatement(ChannelId ch) const;
+  // Restart: joins a saved restatement into custody[ch], so that every later stamp, and
+  // every later restatement, carries it. REQUIRES: consumes(ch).
+  void restore_custody(ChannelId ch, const Clock& restated);
+
   // --- inspection (stamper, snapshot, tools) ---------------------------------------
   Offset frontier(ChannelId ch) const;
   Offset baseline(ChannelId ch) const;

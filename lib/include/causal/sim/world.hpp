@@ -102,6 +102,7 @@ struct Node {
   std::map<ChannelIndex, Offset> committed;     // committed positions
   std::map<ChannelIndex, Offset> origin_baseline;  // first baseline of the logical node
   std::vector<ResolutionEntry> committed_resolution;
+  std::map<ChannelIndex, Clock> committed_custody;  // Gate::custody_restatement per channel
   bool dirty = false;     // deliveries or sends since the last commit
   bool flushing = false;  // commit (or abort) requested: no fetches until in_flight == 0
   bool abort_pending = false;
