@@ -521,7 +521,11 @@ std::expected<void, Error> ConsumerHost::poll() {
         continue;
       }
     }
-    if (!gate.receive(std::move(r))) rd_kafka_message_destroy(m);  // replay: dropped
+    im.charge(c, m);  // before receive: the gate may deliver (and discharge) it at once
+    if (!gate.receive(std::move(r))) {  // replay: dropped
+      im.discharge(c, m);
+      rd_kafka_message_destroy(m);
+    }
   }
 
   // Position-advance signal: taken after the whole batch went to the gate.
@@ -554,6 +558,7 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
     if (!asked_one) break;
   }
+  if (auto b = im.apply_budget(); !b) return b;
   im.drain_log();
   if (im.member && im.opts.commit_interval.count() > 0 && std::chrono::steady_clock::now() >= im.next_commit) {
     return im.commit();

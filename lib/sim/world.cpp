@@ -191,7 +191,7 @@ void World::enabled_actions(std::vector<Action>& out) {
       continue;
     }
     for (ChannelIndex ch : n.scope) {
-      if (n.position.at(ch) < logs_[ch].lso()) out.push_back({K::fetch, i, ch, 12});
+      if (n.position.at(ch) < logs_[ch].lso() && !n.paused.contains(ch)) out.push_back({K::fetch, i, ch, 12});
     }
     if (n.dirty) out.push_back({K::commit, i, 0, 3});
     if (n.crashes_left > 0) out.push_back({K::crash, i, 0, 1});

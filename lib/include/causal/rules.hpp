@@ -20,6 +20,7 @@ enum class Rule {
   own_sender_seq,       // step 6: sequence claims naming the record's own sender are ignored
   seq_resolution,       // steps 8-9: a delivery resolves sequence claims on its send (delivered_seq)
   own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
+  pause_wrong_partition,  // hold budget: pause the channels blocked heads wait on, not those that hold (sim budget.cpp)
 };
 
 #ifndef CAUSAL_BROKEN_RULE
