@@ -106,11 +106,15 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
                prog, s.delivered, w.records(), s.received, s.holds, s.bridges_at_receive, s.head_fold_ins,
                s.position_advances, host.lookups_done(), g.held_count());
   }
+  // The hold budget's account: when it paused anything, or when there is none (--max-held-bytes 0)
+  // and records were held; "held" as the budget charges them (ConsumerHost::hold_budget).
   if (const kafka::HoldBudgetStats b = host.hold_budget(); counters && b.pauses > 0) {
     fmt::print(stderr,
                "{}: hold budget {} bytes: peak {} bytes held; {} pauses, {} resumes; {} times over the budget with "
                "nothing deliverable\n",
                prog, b.budget, b.peak_held_bytes, b.pauses, b.resumes, b.overruns);
+  } else if (counters && b.budget == 0 && b.peak_held_bytes > 0) {
+    fmt::print(stderr, "{}: no hold budget: peak {} bytes held\n", prog, b.peak_held_bytes);
   }
   if (g.held_count() == 0) return;
   fmt::print(stderr, "{}: still held when it ended: {} record{}\n", prog, g.held_count(),
