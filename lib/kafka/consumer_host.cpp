@@ -485,7 +485,9 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (m->err) {
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         auto& st = im.ch(im.channel_of(m));
-        st.eof = std::max(st.eof, m->offset);
+        // Paused by the hold budget: records of it may have been dropped below (refetched
+        // after resume), so its end of partition says nothing yet.
+        if (!st.budget_paused && st.returned >= st.refetch_until) st.eof = std::max(st.eof, m->offset);
         rd_kafka_message_destroy(m);
         continue;
       }
@@ -502,6 +504,13 @@ std::expected<void, Error> ConsumerHost::poll() {
     // Not (or no longer) assigned, failed closed, or already received (a re-fetch after a
     // seek): nothing for the gate.
     if (!st.assigned || st.failed || m->offset < st.returned) {
+      rd_kafka_message_destroy(m);
+      continue;
+    }
+    // Paused by the hold budget, but fetched before the pause: dropped, not held; the resume
+    // seeks back to st.returned and fetches it again (hold_budget.cpp).
+    if (st.budget_paused || im.pause_mid_batch(c)) {
+      st.refetch_until = std::max(st.refetch_until, m->offset + 1);
       rd_kafka_message_destroy(m);
       continue;
     }
@@ -534,6 +543,9 @@ std::expected<void, Error> ConsumerHost::poll() {
     ChannelId c = im.position_channels[i];
     auto& st = im.chans[c];
     if (st.failed) continue;
+    // librdkafka's position counts records dropped while paused by the hold budget: no
+    // signal until they have been received again, or the gate would bridge over them.
+    if (st.budget_paused || st.returned < st.refetch_until) continue;
     Offset p = std::max({im.positions->elems[i].offset, st.eof, st.returned});
     if (p > st.reported && p >= 0) {
       st.reported = p;

@@ -7,22 +7,26 @@
 //               record handed to the gate can satisfy yet: a sequence claim on c, or an
 //               offset claim on c at or past the next offset c returns. Fetching c is the
 //               only way such a head can move, so c is never paused (and is resumed).
-//   pause c     c is assigned, not failed, not awaited, its head is blocked (it holds
-//               records), and either its held bytes pass its share (budget / assigned
-//               channels) or the total passes the budget.
-//   resume c    c is awaited, or holds nothing, or its held bytes fell to half its share
-//               with the total back within the budget (hysteresis: a head released into a
-//               queue still over its share would pause again at once).
+//   pause c     c is assigned, not failed, not awaited, and either its head is blocked
+//               and its held bytes pass its share (budget / assigned channels), or the
+//               total passes the budget (then whether it holds anything or not).
+//   resume c    c is awaited, or, with the total back within the budget, it holds nothing
+//               or its held bytes fell to half its share (hysteresis: a head released into
+//               a queue still over its share would pause again at once).
+// Within a poll batch, a record of a channel not awaited (as of the last evaluation)
+// arriving while the total is over the budget pauses its channel at once (pause_mid_batch).
+// A record of a paused channel is dropped, not handed to the gate, and no position signal
+// is given for the channel until it has been received again after the resume.
 // Resuming seeks c to the offset after the last record handed to the gate: librdkafka
 // 2.0.2 keeps the pause position itself, but an explicit seek makes "nothing skipped"
 // independent of what the pause did with records already queued; a record fetched twice
 // is below Ch::returned and dropped before the gate (and the gate's replay guard drops
 // anything at or below the frontier).
 //
-// When the total passes the budget, every channel with a blocked head that is not awaited
-// is paused, so only the awaited channels (and channels holding nothing) are fetched: the
-// held records can grow past the budget only by what those fetches bring, which is the
-// least that can release anything. That episode is said once through note().
+// When the total passes the budget, every channel that is not awaited is paused, so only
+// the awaited channels are fetched: the held records can grow past the budget only by what
+// those fetches bring, which is the least that can release anything. That episode is said
+// once through note().
 #include <algorithm>
 #include <vector>
 
@@ -84,7 +88,8 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
   for (const Ch& st : chans) assigned += st.assigned && !st.failed;
   const std::size_t share = std::max<std::size_t>(budget / std::max<std::size_t>(assigned, 1), 1);
 
-  std::vector<bool> awaited(chans.size(), false);
+  std::vector<bool>& awaited = awaited_cache;
+  awaited.assign(chans.size(), false);
   for (ChannelId c : gate.scope()) {
     if (gate.held_count(c) == 0) continue;
     for (const Blocker& b : gate.unsatisfied(c)) {
@@ -101,8 +106,8 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
     if (!st.assigned || st.failed) continue;
     const bool holds = gate.held_count(c) > 0;
     if (!st.budget_paused) {
-      if (!awaited[c] && holds && (st.held_bytes > share || over)) paused_now.push_back(c);
-    } else if (awaited[c] || !holds || (st.held_bytes <= share / 2 && !over)) {
+      if (!awaited[c] && ((holds && st.held_bytes > share) || over)) paused_now.push_back(c);
+    } else if (awaited[c] || (!over && (!holds || st.held_bytes <= share / 2))) {
       resumed_now.push_back(c);
     }
   }
@@ -158,14 +163,24 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
     if (host->observer_) {
       host->observer_->note(fmt::format(
           "held records take {}, over the {} budget (--max-held-bytes), and none is deliverable: fetching only "
-          "what blocked heads wait on ({}) and partitions holding nothing, past the budget until those records "
-          "arrive; the rest is paused",
+          "what blocked heads wait on ({}), past the budget until those records arrive; the rest is paused",
           mib(held_total), mib(budget), names_of([&](ChannelId c) { return awaited[c]; })));
     }
   } else if (!over) {
     over_budget = false;
   }
   return {};
+}
+
+bool ConsumerHost::Impl::pause_mid_batch(ChannelId c) {
+  const std::size_t budget = opts.max_held_bytes;
+  if (budget == 0 || held_total <= budget || (c < awaited_cache.size() && awaited_cache[c])) return false;
+  ListPtr l{rd_kafka_topic_partition_list_new(1)};
+  rd_kafka_topic_partition_list_add(l.get(), host->names_.channel_topic(c).c_str(), host->names_.channel_partition(c));
+  rd_kafka_pause_partitions(rk.get(), l.get());
+  chans[c].budget_paused = true;
+  ++budget_stats.pauses;
+  return true;
 }
 
 HoldBudgetStats ConsumerHost::hold_budget() const {

@@ -4,10 +4,10 @@
 //   awaited(c)  a blocked head of the node has an unsatisfied claim on c that nothing
 //               fetched can satisfy yet: a sequence claim on c, or an offset claim at or
 //               past c's position. Never paused: only fetching c can move that head.
-//   pause c     not awaited, holds records, and holds more than its share (budget / scope
-//               size, at least 1) or the node's total passes the budget.
-//   resume c    awaited, or holds nothing, or holds at most half its share with the total
-//               within the budget.
+//   pause c     not awaited, and holds more than its share (budget / scope size, at
+//               least 1), or the node's total passes the budget.
+//   resume c    awaited, or, with the total within the budget, holds nothing or at most
+//               half its share.
 // A paused channel is not fetched (World::enabled_actions). apply_budget runs after every
 // event that changes what the gate holds (fetch, with its lookups; scope growth; replay).
 //
@@ -15,7 +15,7 @@
 // that nothing resumes leaves records held or undelivered at quiescence), and
 // check_budget, before every fetch, that the fetched channel is one the rule lets through:
 // fetching a channel that should be paused is a budget_overrun violation. Over the budget,
-// only awaited channels (and channels holding nothing) are fetched: counted in budget_over.
+// only awaited channels are fetched: counted in budget_over.
 //
 // Mutant rule pause_wrong_partition pauses the awaited channels instead of the holders.
 #include <algorithm>
@@ -67,8 +67,8 @@ void World::apply_budget(Node& n) {
     const bool paused = n.paused.contains(ch);
     bool pause = false, resume = false;
     if (rules::on(rules::Rule::pause_wrong_partition)) {
-      pause = !paused && !awaited && held > 0 && (held > a.share || over);
-      resume = paused && (awaited || held == 0 || (held <= a.share / 2 && !over));
+      pause = !paused && !awaited && ((held > 0 && held > a.share) || over);
+      resume = paused && (awaited || (!over && (held == 0 || held <= a.share / 2)));
     } else {
       pause = !paused && awaited && (over || any_over_share);
       resume = paused && !awaited;
@@ -92,8 +92,8 @@ void World::check_budget(Node& n, ChannelIndex ch) {
   if (budget == 0) return;
   const Account a = account(n, budget);
   const std::size_t held = n.gate->held_count(ch);
-  if (a.awaited.at(ch) || held == 0) return;
-  if (held > a.share || a.total > budget) {
+  if (a.awaited.at(ch)) return;
+  if ((held > 0 && held > a.share) || a.total > budget) {
     oracle_.violate(ViolationKind::budget_overrun,
                     fmt::format("{} fetches {}, which holds {} records (share {}) with {} held in all (budget {}) "
                                 "and on which no blocked head waits",

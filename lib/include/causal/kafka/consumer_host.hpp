@@ -30,16 +30,16 @@
 //
 // The hold budget (ConsumerOptions::max_held_bytes; hold_budget.cpp, docs/library.md
 // "Memory"): every held record is charged its payload + key + kHeldRecordOverhead. A
-// channel whose held bytes pass its share (budget / assigned channels), or any channel
-// with a blocked head while the total passes the budget, is paused
-// (rd_kafka_pause_partitions) unless a blocked head waits on a record of it not yet
-// fetched: pausing that one could never release anything (deadlock). A paused channel is
-// resumed, and sought to the offset after the last record handed to the gate (so nothing
-// is skipped whatever the pause purged; what is fetched twice is dropped as already
-// received), once a blocked head waits on it, its queue is empty, or its held bytes fell
-// to half its share with the total back within the budget. When the budget is spent and
-// nothing is deliverable, only the channels blocked heads wait on are fetched, past the
-// budget if need be; that is said through HostObserver::note, once per episode.
+// channel whose blocked head holds more than its share (budget / assigned channels), or
+// any channel while the total passes the budget, is paused (rd_kafka_pause_partitions)
+// unless a blocked head waits on a record of it not yet fetched: pausing that one could
+// never release anything (deadlock). Records of a paused channel still in librdkafka's
+// queue are dropped, not held. A paused channel is resumed, and sought to the offset
+// after the last record handed to the gate (so nothing is skipped; what is fetched twice
+// is dropped as already received), once a blocked head waits on it, or, with the total
+// back within the budget, once it holds nothing or half its share. When the budget is
+// spent and nothing is deliverable, only the channels blocked heads wait on are fetched,
+// past the budget if need be; that is said through HostObserver::note, once per episode.
 //
 // "Caught up" (for --exit-at-end and for replays): every channel in scope has failed closed,
 // or its position signal max(baseline, rd_kafka_position, last PARTITION_EOF offset) has
