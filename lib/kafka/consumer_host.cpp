@@ -585,12 +585,18 @@ bool ConsumerHost::caught_up() const {
       if (!impl_->asked.contains(std::tuple{req.channel, req.sender, req.seq})) return false;
     }
   }
+  // A channel paused by the hold budget counts as caught up once every channel still
+  // fetched is: then nothing that can release its blocked heads is left to read below the
+  // LSO (a frozen claim, say), and waiting on would never end.
+  bool paused_behind = false;
   for (const auto& p : plan_) {
     const auto& st = impl_->chans[p.channel];
     if (st.failed) continue;
-    if (std::max(st.baseline, st.reported) < st.lso) return false;
+    if (std::max(st.baseline, st.reported) >= st.lso) continue;
+    if (!st.budget_paused) return false;
+    paused_behind = true;
   }
-  return true;
+  return !paused_behind || gate_->held_count() > 0;
 }
 
 std::expected<void, Error> ConsumerHost::poll_until_caught_up(const volatile std::sig_atomic_t* stop,

@@ -49,7 +49,8 @@
 // too: answering one can release a head whose successor, or a head the cascade reaches on
 // another channel, then needs a lookup of its own, and that one is asked in the same poll.
 // Records produced after assignment are delivered if they arrive before that, but are not
-// waited for.
+// waited for. A channel the hold budget paused counts as caught up once every channel still
+// fetched is (and records are still held): nothing left below the LSO can release them.
 //
 // Thread-safety: none. One ConsumerHost, its Gate and its Names are used from one thread.
 // librdkafka's own threads only touch the log/error callbacks, which lock.
