@@ -81,6 +81,7 @@ complete -c causal -n '__causal_sub tail; and __causal_once value --format' -l f
 complete -c causal -n '__causal_sub tail; and __causal_once flag --no-lookup' -l no-lookup -d 'Do not locate sequence-claimed sends below the baseline (reproduces the late-joiner wedge)'
 complete -c causal -n '__causal_sub tail; and __causal_once value --max-transaction-ms' -l max-transaction-ms -x -d 'Longest producer transaction to allow for when scanning for a claimed send (the brokers'\'' transaction.max.timeout.ms; default 900000)'
 complete -c causal -n '__causal_sub tail; and __causal_once value --timeout-ms' -l timeout-ms -x -d 'Kafka: give up after this many ms when the cluster does not answer the metadata and offset requests at start (default 10000)'
+complete -c causal -n '__causal_sub tail; and __causal_once value --max-held-bytes' -l max-held-bytes -x -d 'Memory budget for held records (payload + key + 1 KiB each); partitions whose blocked heads hold more are paused until released. Suffixes k, m, g (KiB, MiB, GiB); 0: no budget (default 64m)'
 complete -c causal -n '__causal_sub tail; and __causal_once flag -q --quiet' -s q -l quiet -d 'No counters line on stderr at exit (what is held is always reported)'
 complete -c causal -n '__causal_sub decode; and __causal_once flag -h --help' -s h -l help -d 'Print this help message and exit'
 complete -c causal -n '__causal_sub decode; and __causal_once value --input' -l input -x -a 'base64 hex raw' -d 'How stdin holds headers: base64 (one per line), hex (one per line), raw (all of stdin is one header) (default base64)'

@@ -28,6 +28,7 @@ struct TailOptions {
   std::int64_t max_txn_ms = 15 * 60 * 1000;
   int timeout_ms = 10000;  // connect_timeout: metadata and ListOffsets at start
   bool quiet = false;
+  std::uint64_t max_held_bytes = kafka::ConsumerOptions{}.max_held_bytes;  // 0: no budget
 };
 
 Outcome run_tail(const TailOptions& o);
@@ -73,6 +74,11 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                  "Kafka: give up after this many ms when the cluster does not answer the metadata and offset "
                  "requests at start (default 10000)")
       ->check(whole_number(1));
+  sub.add_option("--max-held-bytes", o->max_held_bytes,
+                 "Memory budget for held records (payload + key + 1 KiB each); partitions whose blocked heads "
+                 "hold more are paused until released. Suffixes k, m, g (KiB, MiB, GiB); 0: no budget "
+                 "(default 64m)")
+      ->transform(CLI::AsSizeValue(false));
   sub.add_flag("-q,--quiet", o->quiet, "No counters line on stderr at exit (what is held is always reported)");
   sub.footer(R"(Examples:
   causal tail -b localhost:9092 orders payments shipments
@@ -99,6 +105,16 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
                "behind a held head, {} by position advance; {} lookups; {} still held\n",
                prog, s.delivered, w.records(), s.received, s.holds, s.bridges_at_receive, s.head_fold_ins,
                s.position_advances, host.lookups_done(), g.held_count());
+  }
+  // The hold budget's account: when it paused anything, or when there is none (--max-held-bytes 0)
+  // and records were held; "held" as the budget charges them (ConsumerHost::hold_budget).
+  if (const kafka::HoldBudgetStats b = host.hold_budget(); counters && b.pauses > 0) {
+    fmt::print(stderr,
+               "{}: hold budget {} bytes: peak {} bytes held; {} pauses, {} resumes; {} times over the budget with "
+               "nothing deliverable\n",
+               prog, b.budget, b.peak_held_bytes, b.pauses, b.resumes, b.overruns);
+  } else if (counters && b.budget == 0 && b.peak_held_bytes > 0) {
+    fmt::print(stderr, "{}: no hold budget: peak {} bytes held\n", prog, b.peak_held_bytes);
   }
   if (g.held_count() == 0) return;
   fmt::print(stderr, "{}: still held when it ended: {} record{}\n", prog, g.held_count(),
@@ -144,6 +160,7 @@ Outcome run_tail(const TailOptions& o) {
     co.start.push_back(*rule);
   }
   co.lookups = !o.no_lookup;
+  co.max_held_bytes = o.max_held_bytes;
   co.max_transaction_duration = std::chrono::milliseconds(o.max_txn_ms);
   // Throughput (-X overrides any of these). Every partition's fetch queue forwards into the
   // one consumer queue, and librdkafka 2.0 compares that shared queue's length with

@@ -485,7 +485,9 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (m->err) {
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         auto& st = im.ch(im.channel_of(m));
-        st.eof = std::max(st.eof, m->offset);
+        // Paused by the hold budget: records of it may have been dropped below (refetched
+        // after resume), so its end of partition says nothing yet.
+        if (!st.budget_paused && st.returned >= st.refetch_until) st.eof = std::max(st.eof, m->offset);
         rd_kafka_message_destroy(m);
         continue;
       }
@@ -505,6 +507,13 @@ std::expected<void, Error> ConsumerHost::poll() {
       rd_kafka_message_destroy(m);
       continue;
     }
+    // Paused by the hold budget, but fetched before the pause: dropped, not held; the resume
+    // seeks back to st.returned and fetches it again (hold_budget.cpp).
+    if (st.budget_paused || im.pause_mid_batch(c)) {
+      st.refetch_until = std::max(st.refetch_until, m->offset + 1);
+      rd_kafka_message_destroy(m);
+      continue;
+    }
     st.returned = m->offset + 1;
     Received r{c, m->offset, {}, reinterpret_cast<std::uint64_t>(m), now};
     ClockHeader h = find_clock_header(m);
@@ -521,7 +530,11 @@ std::expected<void, Error> ConsumerHost::poll() {
         continue;
       }
     }
-    if (!gate.receive(std::move(r))) rd_kafka_message_destroy(m);  // replay: dropped
+    im.charge(c, m);  // before receive: the gate may deliver (and discharge) it at once
+    if (!gate.receive(std::move(r))) {  // replay: dropped
+      im.discharge(c, m);
+      rd_kafka_message_destroy(m);
+    }
   }
 
   // Position-advance signal: taken after the whole batch went to the gate.
@@ -530,6 +543,9 @@ std::expected<void, Error> ConsumerHost::poll() {
     ChannelId c = im.position_channels[i];
     auto& st = im.chans[c];
     if (st.failed) continue;
+    // librdkafka's position counts records dropped while paused by the hold budget: no
+    // signal until they have been received again, or the gate would bridge over them.
+    if (st.budget_paused || st.returned < st.refetch_until) continue;
     Offset p = std::max({im.positions->elems[i].offset, st.eof, st.returned});
     if (p > st.reported && p >= 0) {
       st.reported = p;
@@ -554,6 +570,7 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
     if (!asked_one) break;
   }
+  if (auto b = im.apply_budget(); !b) return b;
   im.drain_log();
   if (im.member && im.opts.commit_interval.count() > 0 && std::chrono::steady_clock::now() >= im.next_commit) {
     return im.commit();
@@ -568,12 +585,18 @@ bool ConsumerHost::caught_up() const {
       if (!impl_->asked.contains(std::tuple{req.channel, req.sender, req.seq})) return false;
     }
   }
+  // A channel paused by the hold budget counts as caught up once every channel still
+  // fetched is: then nothing that can release its blocked heads is left to read below the
+  // LSO (a frozen claim, say), and waiting on would never end.
+  bool paused_behind = false;
   for (const auto& p : plan_) {
     const auto& st = impl_->chans[p.channel];
     if (st.failed) continue;
-    if (std::max(st.baseline, st.reported) < st.lso) return false;
+    if (std::max(st.baseline, st.reported) >= st.lso) continue;
+    if (!st.budget_paused) return false;
+    paused_behind = true;
   }
-  return true;
+  return !paused_behind || gate_->held_count() > 0;
 }
 
 std::expected<void, Error> ConsumerHost::poll_until_caught_up(const volatile std::sig_atomic_t* stop,

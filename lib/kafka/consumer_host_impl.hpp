@@ -43,6 +43,9 @@ struct ConsumerHost::Impl : GateObserver {
     Offset baseline = 0;
     Offset lso = 0;
     int list_index = -1;  // index in `positions`
+    std::size_t held_bytes = 0;  // hold budget: what the gate holds of this channel
+    bool budget_paused = false;  // paused by the hold budget (not by fail_closed)
+    Offset refetch_until = kNoOffset;  // records below it were dropped while paused: no position signal until received
   };
   std::vector<Ch> chans;  // by ChannelId
   rd_kafka_topic_partition_list_t* positions = nullptr;
@@ -88,9 +91,28 @@ struct ConsumerHost::Impl : GateObserver {
     return c;
   }
 
+  // --- the hold budget (hold_budget.cpp) ---------------------------------------------
+  std::size_t held_total = 0;    // sum of chans[].held_bytes
+  HoldBudgetStats budget_stats;  // budget, peak, pauses, resumes, overruns
+  bool first_pause_said = false;
+  bool over_budget = false;      // in an episode over the budget (said once per episode)
+  std::vector<bool> awaited_cache;  // by ChannelId: awaited at the last apply_budget
+  // Over the budget, a record of channel c (not awaited) arrived: pauses c and returns true
+  // (the caller drops the record, to be fetched again after the resume).
+  bool pause_mid_batch(ChannelId c);
+  // Charged before gate.receive; discharged when delivered or dropped as a replay.
+  void charge(ChannelId c, const rd_kafka_message_t* m);
+  void discharge(ChannelId c, const rd_kafka_message_t* m);
+  // After each poll batch and its lookups: pause and resume channels (file comment of
+  // consumer_host.hpp). Errors: a seek after resume failed.
+  std::expected<void, Error> apply_budget();
+  // A new generation: every charge is dropped with the held records, budget pauses undone.
+  void reset_budget();
+
   // GateObserver
   void delivered(const Delivery& d) override {
     auto* msg = reinterpret_cast<rd_kafka_message_t*>(d.tag);
+    if (msg) discharge(d.channel, msg);
     if (host->observer_ && msg) host->observer_->delivered(d, *msg);
     if (msg) rd_kafka_message_destroy(msg);
   }

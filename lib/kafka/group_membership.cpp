@@ -111,6 +111,7 @@ void ConsumerHost::Impl::reset_generation() {
       if (h.tag) rd_kafka_message_destroy(reinterpret_cast<rd_kafka_message_t*>(h.tag));
     }
   }
+  reset_budget();
   host->gate_ = std::make_unique<Gate>(host->names_, this);
   if (host->observer_) host->observer_->gate_replaced(*old, *host->gate_);
   for (ChannelId c : assignment) chans[c] = Ch{};

@@ -141,6 +141,7 @@ WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs) {
   w.max_hops = static_cast<int>(rng.between(1, 4));
   w.step_budget = knobs.step_budget.value_or(400000);
   w.stateful_restarts = knobs.stateful_restarts;
+  w.held_budget = knobs.held_budget.value_or(0);  // drawn from no seed: worlds stay as they were
   return w;
 }
 

@@ -29,6 +29,10 @@ std::vector<std::string> excused(const Knobs& k) {
   if (!f.aborts) out.emplace_back("aborts");
   if (!f.joiners) out.emplace_back("joiners");
   if (!k.lookups || (!f.joiners && !f.crashes)) out.emplace_back("lookups_resolved");
+  if (!k.held_budget.value_or(0)) {
+    out.emplace_back("budget_pauses");
+    out.emplace_back("budget_resumes");
+  }
   return out;
 }
 

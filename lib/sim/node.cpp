@@ -86,6 +86,7 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   n.flushing = false;
   n.abort_pending = false;
   n.uncommitted_effects.clear();
+  n.paused.clear();  // a new consumer: nothing paused
   n.up = true;
   if (trace_) {
     std::string b;
@@ -192,6 +193,7 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
   if (!n.up || n.flushing || !n.gate->consumes(ch)) return false;
   const Offset pos = n.position[ch];
   if (pos >= logs_[ch].lso()) return false;
+  check_budget(n, ch);
   const Log::Fetched f = logs_[ch].fetch(pos, max_records, txns_);
   CAUSAL_SIM_TRACE("fetch   {} {} from {}: {} records, position {}", senders_[n.sender].name, names_.channel_text(ch),
                    pos, f.records.size(), f.position);
@@ -210,6 +212,7 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
     process_deliveries(n);
   }
   if (n.spec.lookups && n.gate->held_count() > 0) answer_lookups(n);
+  apply_budget(n);
   return true;
 }
 
@@ -296,6 +299,7 @@ void World::grow(Node& n, ChannelIndex ch) {
   CAUSAL_SIM_TRACE("grow    {} + {}@{}", senders_[n.sender].name, names_.channel_text(ch), b);
   process_deliveries(n);
   if (n.spec.lookups && n.gate->held_count() > 0) answer_lookups(n);
+  apply_budget(n);
 }
 
 void World::replay(Node& n, ChannelIndex ch) {
@@ -309,6 +313,7 @@ void World::replay(Node& n, ChannelIndex ch) {
   n.reported.erase(ch);
   ++counters_.reassignments;
   CAUSAL_SIM_TRACE("replay  {} {} from {}", senders_[n.sender].name, names_.channel_text(ch), pos);
+  apply_budget(n);  // the discarded queue may have been what kept a channel paused
 }
 
 }  // namespace causal::sim

@@ -21,6 +21,7 @@ const char* to_string(ViolationKind k) {
     case ViolationKind::stall: return "stall";
     case ViolationKind::no_drain: return "no_drain";
     case ViolationKind::crash: return "crash";
+    case ViolationKind::budget_overrun: return "budget_overrun";
   }
   return "?";
 }

@@ -24,6 +24,7 @@ std::string repro_command(const std::string& program, std::uint64_t seed, const 
   if (!k.lookups) cmd += " --no-lookups";
   if (k.step_budget) cmd += fmt::format(" --step-budget {}", *k.step_budget);
   if (k.stateful_restarts) cmd += " --stateful-restarts";
+  if (k.held_budget) cmd += fmt::format(" --held-budget {}", *k.held_budget);
   return cmd;
 }
 

@@ -3,6 +3,8 @@
 // equivalent; this driver exists because mutant builds link no Kafka and no CLI.
 //
 //   sim_sweep --seeds A..B [--stop-at-first] [--expect pass|violation|failure] [knobs]
+//   (knobs: --channels --nodes --sources --sends --step-budget --faults --no-lookups
+//    --stateful-restarts --held-budget N)
 //   sim_sweep --seed N [--trace] [knobs]
 //
 // --expect pass       exit 0 iff the sweep passed (no violation, no vacuous counter)
@@ -92,6 +94,10 @@ int main(int argc, char** argv) {
       auto f = v ? parse_faults(v, err) : std::nullopt;
       if (!f) return usage(err.empty() ? "--faults needs a list" : err.c_str());
       opts.knobs.faults = *f;
+    } else if (a == "--held-budget") {
+      const char* v = value();
+      if (!v || !parse_u64(v, n) || n == 0 || n > UINT32_MAX) return usage("--held-budget needs a number of records >= 1");
+      opts.knobs.held_budget = static_cast<std::uint32_t>(n);
     } else if (a == "--stateful-restarts") {
       opts.knobs.stateful_restarts = true;
     } else if (a == "--no-lookups") {

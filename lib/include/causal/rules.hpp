@@ -21,6 +21,7 @@ enum class Rule {
   seq_resolution,       // steps 8-9: a delivery resolves sequence claims on its send (delivered_seq)
   own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
   seq_off_by_one,       // step 8: a claim on send q needs delivered_seq >= q (the mutant: >= q - 1)
+  pause_wrong_partition,  // hold budget: pause the channels blocked heads wait on, not those that hold (sim budget.cpp)
 };
 
 #ifndef CAUSAL_BROKEN_RULE

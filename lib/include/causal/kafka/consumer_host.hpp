@@ -28,6 +28,19 @@
 // record keeps librdkafka's fetch buffer it came from alive, so many held records spread
 // over many fetches cost memory in proportion to those fetches.
 //
+// The hold budget (ConsumerOptions::max_held_bytes; hold_budget.cpp, docs/library.md
+// "Memory"): every held record is charged its payload + key + kHeldRecordOverhead. A
+// channel whose blocked head holds more than its share (budget / assigned channels), or
+// any channel while the total passes the budget, is paused (rd_kafka_pause_partitions)
+// unless a blocked head waits on a record of it not yet fetched: pausing that one could
+// never release anything (deadlock). Records of a paused channel still in librdkafka's
+// queue are dropped, not held. A paused channel is resumed, and sought to the offset
+// after the last record handed to the gate (so nothing is skipped; what is fetched twice
+// is dropped as already received), once a blocked head waits on it, or, with the total
+// back within the budget, once it holds nothing or half its share. When the budget is
+// spent and nothing is deliverable, only the channels blocked heads wait on are fetched,
+// past the budget if need be; that is said through HostObserver::note, once per episode.
+//
 // "Caught up" (for --exit-at-end and for replays): every channel in scope has failed closed,
 // or its position signal max(baseline, rd_kafka_position, last PARTITION_EOF offset) has
 // reached the last stable offset captured when it was assigned; since the gate runs its
@@ -36,7 +49,8 @@
 // too: answering one can release a head whose successor, or a head the cascade reaches on
 // another channel, then needs a lookup of its own, and that one is asked in the same poll.
 // Records produced after assignment are delivered if they arrive before that, but are not
-// waited for.
+// waited for. A channel the hold budget paused counts as caught up once every channel still
+// fetched is (and records are still held): nothing left below the LSO can release them.
 //
 // Thread-safety: none. One ConsumerHost, its Gate and its Names are used from one thread.
 // librdkafka's own threads only touch the log/error callbacks, which lock.
@@ -113,6 +127,9 @@ struct ConsumerOptions {
   // Restored into the gate before any receive (protocol.md, sequence claims rule 3).
   // Channel/sender ids are those of the Names passed to open().
   std::vector<ResolutionEntry> resolution_state;
+  // The hold budget in bytes (see the file comment); 0: none (held records are not
+  // limited, nothing is paused for memory).
+  std::size_t max_held_bytes = 64u << 20;
   // Extra librdkafka defaults for the main handle (before -F/-X), e.g. fetch sizes.
   std::vector<std::pair<std::string, std::string>> extra_defaults;
 
@@ -139,6 +156,22 @@ struct ChannelPlan {
   Offset baseline;     // handed to gate.add_channel
   Offset log_start;    // low watermark at assign
   Offset lso;          // last stable offset at assign: the caught-up target
+};
+
+// What one held record is charged beyond its payload and key: librdkafka's message (its
+// rd_kafka_op_t, its parsed headers, its share of the fetch buffer it pins) and the gate's
+// entry. Measured: a skewed backlog of 100-byte records held without a budget costs about
+// 1.3 KiB of RSS per held record (bench/tail_memory_vs_kcat.sh, docs/library.md "Memory").
+inline constexpr std::size_t kHeldRecordOverhead = 1024;
+
+// The hold budget's account (ConsumerHost::hold_budget()).
+struct HoldBudgetStats {
+  std::size_t budget = 0;           // ConsumerOptions::max_held_bytes (0: none)
+  std::size_t held_bytes = 0;       // charged now
+  std::size_t peak_held_bytes = 0;  // the most charged at once
+  std::uint64_t pauses = 0;         // channels paused for the budget
+  std::uint64_t resumes = 0;        // and resumed
+  std::uint64_t overruns = 0;       // episodes over the budget with nothing deliverable
 };
 
 struct HeaderFailure {
@@ -233,6 +266,8 @@ class ConsumerHost {
   const std::vector<ChannelPlan>& plan() const { return plan_; }
   const std::vector<HeaderFailure>& failures() const { return failures_; }
   std::uint64_t lookups_done() const { return lookups_done_; }
+  // The hold budget's account so far.
+  HoldBudgetStats hold_budget() const;
   // The position signal last reported for `ch` (kNoOffset: none yet).
   Offset position_signal(ChannelId ch) const;
   // The held record's message (for tools that print held heads). nullptr if tag is 0.

@@ -74,6 +74,10 @@ struct WorldConfig {
   // the effects of earlier deliveries). protocol.md does not promise this; it is here to
   // measure the gap (docs/verification.md, "Truth across restarts").
   bool stateful_restarts = false;
+  // The hold budget (budget.cpp; the Kafka host's --max-held-bytes, counted in records):
+  // a node pauses fetching channels whose blocked heads hold more than their share.
+  // 0: no budget.
+  std::uint32_t held_budget = 0;
 };
 
 // The fault mix a sweep draws from. Each flag enables one kind of event in generated worlds.
@@ -96,6 +100,7 @@ struct Knobs {
   bool lookups = true;          // false: every node and joiner runs without lookups
   std::optional<std::uint64_t> step_budget;
   bool stateful_restarts = false;  // see WorldConfig::stateful_restarts
+  std::optional<std::uint32_t> held_budget;  // see WorldConfig::held_budget; unset: 0
 };
 
 WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs);

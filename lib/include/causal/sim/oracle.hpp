@@ -64,6 +64,7 @@ enum class ViolationKind : std::uint8_t {
   stall,        // quiescent with held records, not attributable to a frozen claim
   no_drain,     // step budget exhausted
   crash,        // the gate or stamper threw (a violated REQUIRES)
+  budget_overrun,  // a node fetched a channel the hold budget should have paused (budget.cpp)
 };
 const char* to_string(ViolationKind k);
 

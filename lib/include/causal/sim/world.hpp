@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,7 @@ struct Node {
   Bits committed_knowledge;  // stateful_restarts: knowledge at the last commit
   int crashes_left = 0, aborts_left = 0, replays_left = 0;
   std::vector<ChannelIndex> growth_left;
+  std::set<ChannelIndex> paused;  // by the hold budget (budget.cpp)
 };
 
 // The result of running one world.
@@ -195,6 +197,10 @@ class World {
   void replay(Node& n, ChannelIndex ch);
   void collect_gate_stats(const Gate& g);
   void check_node_at_drain(Node& n);
+
+  // budget.cpp: pause and resume after each fetch; before one, the overrun check
+  void apply_budget(Node& n);
+  void check_budget(Node& n, ChannelIndex ch);
 
   // world.cpp
   void enabled_actions(std::vector<Action>& out);
