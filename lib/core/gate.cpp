@@ -2,12 +2,15 @@
 //
 // Mechanics in one paragraph: a record is appended to its channel's hold queue; when it
 // becomes head its channel is put on the worklist; run_cascade() evaluates worklist heads
-// until none is left. evaluate() walks the head's claims from where it last stopped; the
-// first unsatisfied claim registers the head in that claim's waiter index (a min-heap per
-// channel for offset claims, a small list per channel for sequence claims) and stops. A
-// frontier or delivered_seq advance pops exactly the waiters it satisfies and puts their
-// channels on the worklist. Every claim is therefore examined O(1) times while held, and a
-// delivery touches only the heads it can release.
+// until none is left. evaluate() checks the head's claims once and registers the head in
+// the waiter index of every claim that blocks it (per channel: a list for claims on the
+// offset right above the frontier, which any rise satisfies, a min-heap for offset claims
+// further ahead, a small list for sequence claims), counting them in `pending`. A frontier or
+// delivered_seq advance pops exactly the registrations it satisfies and decrements their
+// heads' counts; a head whose count reaches 0 goes on the worklist and is delivered without
+// its clock being checked again. Every claim is therefore checked once while held, a
+// satisfied claim costs a decrement rather than a re-evaluation of the head, and a delivery
+// touches only the registrations it satisfies.
 #include "causal/gate.hpp"
 
 #include <algorithm>
@@ -125,11 +128,9 @@ bool Gate::consumes(ChannelId ch) const { return find(ch) != nullptr; }
 
 void Gate::restart_evaluation(ChannelId ch) {
   ChannelState& st = channels_[ch];
-  ++st.epoch;  // makes any registered waiter of this head stale
-  st.next_offset_claim = 0;
-  st.next_seq_claim = 0;
+  ++st.epoch;  // makes every registration of this head stale
+  st.pending = 0;
   st.waiting = false;
-  st.blocker.reset();
 }
 
 // --- receive side ----------------------------------------------------------------------
@@ -181,12 +182,8 @@ bool Gate::receive(Received&& r) {
 }
 
 void Gate::became_head(ChannelId ch, bool at_receive) {
+  restart_evaluation(ch);
   ChannelState& st = channels_[ch];
-  st.next_offset_claim = 0;
-  st.next_seq_claim = 0;
-  st.waiting = false;
-  st.blocker.reset();
-  ++st.epoch;
   // 5 head fold-in: head-of-line order means every business record below the head was
   // delivered, so the rest of the prefix was skipped (markers, aborted records).
   if (on(Rule::fold_in)) {
@@ -268,16 +265,21 @@ bool Gate::raise_frontier(ChannelId ch, Offset to, Release why, Offset by_offset
   Offset& frontier = reach_[ch].frontier;
   if (to <= frontier) return false;
   frontier = to;
+  // Registrations on the offset right above the old frontier: any rise satisfies them.
+  for (const NextWaiter& w : st.next_waiters) {
+    const ChannelState& head = channels_[w.head_channel];
+    if (head.epoch != w.epoch || !head.waiting) continue;  // stale registration
+    claim_satisfied(w.head_channel, why, ch, by_offset);
+  }
+  st.next_waiters.clear();
   auto& heap = st.offset_waiters;
   while (!heap.empty() && heap.front().needed <= to) {
     OffsetWaiter w = heap.front();
     std::pop_heap(heap.begin(), heap.end(), kLaterNeedFirst);
     heap.pop_back();
-    ChannelState& head = channels_[w.head_channel];
+    const ChannelState& head = channels_[w.head_channel];
     if (head.epoch != w.epoch || !head.waiting) continue;  // stale registration
-    head.waiting = false;
-    head.blocker.reset();
-    schedule(w.head_channel, why, ch, by_offset);
+    claim_satisfied(w.head_channel, why, ch, by_offset);
   }
   return true;
 }
@@ -296,15 +298,19 @@ void Gate::raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, bool delivered
   if (st.seq_waiters.empty()) return;
   std::erase_if(st.seq_waiters, [&](const SeqWaiter& w) {
     if (w.sender != s || w.needed > q) return false;
-    ChannelState& head = channels_[w.head_channel];
+    const ChannelState& head = channels_[w.head_channel];
     if (head.epoch == w.epoch && head.waiting) {
-      head.waiting = false;
-      head.blocker.reset();
       ++stats_.seq_claims_resolved;
-      schedule(w.head_channel, why, ch, by_offset);
+      claim_satisfied(w.head_channel, why, ch, by_offset);
     }
     return true;
   });
+}
+
+void Gate::claim_satisfied(ChannelId head_ch, Release why, ChannelId by_channel, Offset by_offset) {
+  // Ready at 0: every claim is satisfied. Delivered from the worklist, so that deliveries
+  // happen in run_cascade() and never inside the waiter loop that called this.
+  if (--channels_[head_ch].pending == 0) schedule(head_ch, why, by_channel, by_offset);
 }
 
 // --- the predicate ---------------------------------------------------------------------
@@ -363,41 +369,60 @@ bool Gate::needs_lookup(const SeqClaim& c) const {
 
 bool Gate::evaluate(ChannelId ch) {
   ChannelState& st = channels_[ch];
-  if (st.queue.empty() || st.waiting) return false;
+  if (st.queue.empty()) return false;
+  if (st.waiting) {
+    if (st.pending > 0) return false;  // still blocked (a duplicate worklist entry)
+    deliver_head(ch);                  // ready: its last blocking claim was satisfied
+    return true;
+  }
+  // The head's one check: register it on every claim that blocks it. Claims are walked
+  // through local pointers: this loop runs for every claim of every record that is held.
   const Held& head = st.queue.front();
-  // Claims are walked through local pointers and the resume point stored only when a
-  // claim blocks: this loop runs for every claim of every record.
-  const OffsetClaim* const offsets = head.clock.offsets().begin();
-  const OffsetClaim* const offsets_end = head.clock.offsets().end();
-  for (const OffsetClaim* it = offsets + st.next_offset_claim; it != offsets_end; ++it) {
+  std::uint32_t blocking = 0;
+  for (const OffsetClaim* it = head.clock.offsets().begin(), *end = head.clock.offsets().end(); it != end; ++it) {
     const OffsetClaim& c = *it;
     if (!offset_claim_blocks(ch, c)) continue;
-    // 8 gate: blocked. Register on the claim's frontier; resume here when it rises.
-    st.next_offset_claim = static_cast<std::uint32_t>(it - offsets);
+    // 8 gate: blocked. Register on the claim's frontier: a rise to c.offset satisfies it.
+    ++blocking;
     ChannelState& target = channels_[c.channel];
-    target.offset_waiters.push_back({c.offset, ch, st.epoch});
-    std::push_heap(target.offset_waiters.begin(), target.offset_waiters.end(), kLaterNeedFirst);
-    st.waiting = true;
-    st.blocker = Blocker{Blocker::Kind::offset, c.channel, c.offset};
-    if (observer_) observer_->held(ch, head.offset, *st.blocker);
-    return false;
+    if (c.offset == reach_[c.channel].frontier + 1) {
+      target.next_waiters.push_back({ch, st.epoch});
+    } else {
+      target.offset_waiters.push_back({c.offset, ch, st.epoch});
+      std::push_heap(target.offset_waiters.begin(), target.offset_waiters.end(), kLaterNeedFirst);
+    }
+    if (observer_) observer_->held(ch, head.offset, Blocker{Blocker::Kind::offset, c.channel, c.offset});
   }
-  st.next_offset_claim = static_cast<std::uint32_t>(offsets_end - offsets);
-  const auto& seqs = head.clock.seqs();
-  for (; st.next_seq_claim < seqs.size(); ++st.next_seq_claim) {
-    const SeqClaim& c = seqs[st.next_seq_claim];
+  for (const SeqClaim& c : head.clock.seqs()) {
     if (ignores_seq_claim(ch, head.clock, c) || seq_satisfied(c)) continue;
+    // 8 gate: blocked. Register on delivered_seq of the claimed sender on the claim's channel.
+    ++blocking;
     channels_[c.channel].seq_waiters.push_back({c.sender, needed_seq(c.seq), ch, st.epoch});
-    st.waiting = true;
-    st.blocker = Blocker{Blocker::Kind::seq, c.channel, kNoOffset, c.sender, c.seq};
     if (observer_) {
-      observer_->held(ch, head.offset, *st.blocker);
+      observer_->held(ch, head.offset, Blocker{Blocker::Kind::seq, c.channel, kNoOffset, c.sender, c.seq});
       if (needs_lookup(c)) observer_->needs_lookup(c.channel, c.sender, c.seq);
     }
-    return false;
   }
-  deliver_head(ch);
-  return true;
+  if (blocking == 0) {
+    deliver_head(ch);
+    return true;
+  }
+  st.waiting = true;
+  st.pending = blocking;
+  return false;
+}
+
+std::optional<Blocker> Gate::first_unsatisfied(ChannelId ch) const {
+  const Held& head = channels_[ch].queue.front();
+  for (const OffsetClaim& c : head.clock.offsets()) {
+    if (offset_claim_blocks(ch, c)) return Blocker{Blocker::Kind::offset, c.channel, c.offset};
+  }
+  for (const SeqClaim& c : head.clock.seqs()) {
+    if (!ignores_seq_claim(ch, head.clock, c) && !seq_satisfied(c)) {
+      return Blocker{Blocker::Kind::seq, c.channel, kNoOffset, c.sender, c.seq};
+    }
+  }
+  return std::nullopt;
 }
 
 void Gate::deliver_head(ChannelId ch) {
@@ -449,8 +474,10 @@ std::vector<LookupRequest> Gate::pending_lookups() const {
   std::vector<LookupRequest> out;
   for (ChannelId ch : scope_) {
     const ChannelState& st = channels_[ch];
-    if (!st.waiting || !st.blocker || st.blocker->kind != Blocker::Kind::seq) continue;
-    SeqClaim c{st.blocker->channel, st.blocker->sender, st.blocker->seq};
+    if (!st.waiting || st.pending == 0) continue;
+    const std::optional<Blocker> b = first_unsatisfied(ch);
+    if (!b || b->kind != Blocker::Kind::seq) continue;
+    SeqClaim c{b->channel, b->sender, b->seq};
     if (!needs_lookup(c)) continue;
     LookupRequest req{c.channel, c.sender, c.seq};
     if (std::find(out.begin(), out.end(), req) == out.end()) out.push_back(req);

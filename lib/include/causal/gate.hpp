@@ -34,10 +34,11 @@
 //  12 reassignment      a channel re-read from an earlier position discards its queue
 //                       and remembered position; custody stays
 //
-// Cost: held heads are indexed by the first claim that blocks them, so a frontier
-// advance touches only the heads it can release, and a head's evaluation resumes at
-// the claim where it stopped. Per-delivery cost does not grow with the number of
-// channels or held records.
+// Cost: a head's claims are checked once, when it becomes head; it is then registered on
+// every claim that blocks it and counts them. A frontier or delivered_seq advance touches
+// only the registrations it satisfies, each a decrement of that count; the head is
+// delivered when the count reaches 0, without checking its clock again. Per-delivery cost
+// does not grow with the number of channels or held records.
 //
 // Thread-safety: none. One gate per consumer thread.
 #pragma once
@@ -103,10 +104,13 @@ class GateObserver {
  public:
   virtual ~GateObserver() = default;
   virtual void delivered(const Delivery&) {}
-  // A record became head and is blocked on `b`. Called once per (record, blocker).
+  // A record became head and is blocked on `b`. Called when the gate checks the head, once
+  // for each claim that blocks it, in claim order (offset claims, then sequence claims); again
+  // only if scope growth makes the gate check it anew.
   virtual void held(ChannelId, Offset, const Blocker&) {}
-  // A head is blocked on a sequence claim on a consumed channel whose sender has no
-  // delivered post-baseline record there: the host may locate the send (lookup).
+  // Called after held() for a blocking sequence claim on a consumed channel whose sender has
+  // no delivered post-baseline record there: the send may have to be located (lookup). Which
+  // lookups to answer now is pending_lookups()'s to say.
   virtual void needs_lookup(ChannelId /*ch*/, SenderId, SeqNo) {}
   virtual void replay_dropped(ChannelId, Offset) {}
   // Reassignment discarded a held record that was never delivered; its tag is handed back
@@ -125,7 +129,7 @@ struct GateStats {
   std::uint64_t position_advances = 0;    // position advances that raised a frontier
   std::uint64_t position_remembered = 0;  // positions reported while a head was held, applied later
   std::uint64_t replays_dropped = 0;
-  std::uint64_t seq_claims_resolved = 0;  // holds released by a delivered_seq advance
+  std::uint64_t seq_claims_resolved = 0;  // blocking sequence claims satisfied by a delivered_seq advance
   std::uint64_t lookups_resolved = 0;     // sequence claims satisfied by a lookup
   std::uint64_t scope_growths = 0;
   std::uint64_t reassignments = 0;
@@ -184,8 +188,11 @@ class Gate {
   void reassign(ChannelId ch);
 
   // --- lookups (protocol.md, late joiners) -----------------------------------------
-  // Heads currently blocked on a sequence claim whose sender has no delivered record on
-  // the claim's (consumed) channel since the baseline.
+  // Heads whose first unsatisfied claim (offset claims first, then sequence claims) is a
+  // sequence claim whose sender has no delivered record on the claim's (consumed) channel
+  // since the baseline, less those answered "at or above the baseline". A sequence claim
+  // behind an unsatisfied earlier claim is asked for only once that claim is satisfied: the
+  // delivery that satisfies it often brings the send too, and a lookup is a scan of the log.
   std::vector<LookupRequest> pending_lookups() const;
   // The host located the send: `located` is its offset, or nullopt when not found.
   // If it sits below baseline[ch], the claim is accounted for (delivered_seq raised) and
@@ -266,10 +273,15 @@ class Gate {
     std::vector<Held> items_;
     std::size_t begin_ = 0;
   };
-  // A held head registered on the claim that blocks it. `epoch` makes a registration stale
-  // when the head's evaluation restarts (scope growth, reassignment).
+  // A held head registered on one claim that blocks it (a head is registered on each of its
+  // blocking claims). `epoch` makes a registration stale when the head's evaluation
+  // restarts (scope growth, reassignment).
   struct OffsetWaiter {
     Offset needed;
+    ChannelId head_channel;
+    std::uint32_t epoch;
+  };
+  struct NextWaiter {  // an OffsetWaiter whose `needed` is the frontier + 1
     ChannelId head_channel;
     std::uint32_t epoch;
   };
@@ -296,18 +308,22 @@ class Gate {
   // one cache line; custody, touched only when a clock is folded, comes last.
   struct alignas(64) ChannelState {
     HoldQueue queue;
-    std::vector<OffsetWaiter> offset_waiters;  // min-heap on `needed`: heads waiting on this frontier
+    // Heads registered on this channel's frontier. A claim on the offset right above it is
+    // satisfied by any rise, so it waits in `next_waiters`, which a rise empties whole
+    // without comparing; a claim further ahead waits in `offset_waiters`.
+    std::vector<NextWaiter> next_waiters;
     Offset position = kNoOffset;               // highest reported position, kNoOffset if none
-    // Evaluation state of the head: resume points into its offset claims, then its
-    // sequence claims; reset whenever a record becomes head.
-    std::uint32_t next_offset_claim = 0;
-    std::uint32_t next_seq_claim = 0;
+    std::vector<OffsetWaiter> offset_waiters;  // min-heap on `needed`
+    // Evaluation state of the head, reset whenever a record becomes head. A blocked head is
+    // registered on each claim that blocks it; `pending` counts the registrations not yet
+    // satisfied, and at 0 the head is ready: every claim is satisfied (frontiers and
+    // delivered_seq only rise), so it is delivered without checking its clock again.
+    std::uint32_t pending = 0;
     std::uint32_t epoch = 0;
-    bool waiting = false;                  // head is registered as a waiter
+    bool waiting = false;                  // registered: blocked (pending > 0) or ready (0)
     Release release = Release::immediate;  // what will have released the head
     ChannelId released_by_channel = 0;
     Offset released_by_offset = kNoOffset;
-    std::optional<Blocker> blocker;       // the claim the head waits on, when waiting
     std::vector<SeqEntry> delivered_seq;  // few senders per channel: a flat vector
     std::vector<SeqWaiter> seq_waiters;   // heads waiting on a send of this channel
     Offset failed_offset = kNoOffset;     // where it failed closed, when Reach::failed
@@ -335,8 +351,14 @@ class Gate {
   void schedule(ChannelId ch, Release why, ChannelId by_channel, Offset by_offset);
   // Evaluates queued heads to a fixpoint.
   void run_cascade();
-  // Evaluates the head of ch from its resume point; delivers it if nothing blocks it.
+  // A record just became head (or its evaluation restarted): checks every claim, registers
+  // the head on each that blocks it, delivers it if none does. A ready head is delivered.
   bool evaluate(ChannelId ch);
+  // A registration of the head of `head_ch` fired: one of its blocking claims is satisfied.
+  // Schedules the head when that was the last.
+  void claim_satisfied(ChannelId head_ch, Release why, ChannelId by_channel, Offset by_offset);
+  // The first claim of the head of `ch` that blocks it now, if any.
+  std::optional<Blocker> first_unsatisfied(ChannelId ch) const;
   void deliver_head(ChannelId ch);
   // What follows every delivery on ch, whether from the queue or at once on arrival: the
   // frontier advance, sequence-claim resolution, and the next head or remembered position.
