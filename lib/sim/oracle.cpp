@@ -108,8 +108,7 @@ void Oracle::delivered(ConsumerId id, RecordId b) {
   c.last[rb.channel] = rb.offset;
 
   // Pairs a -> b this delivery checks: ancestors the consumer must deliver.
-  for (std::size_t k = 0; k < rb.ancestors.words() && k < c.need.words(); ++k)
-    pairs_checked_ += static_cast<std::uint64_t>(__builtin_popcountll(rb.ancestors.word(k) & c.need.word(k)));
+  pairs_checked_ += Bits::count_and(rb.ancestors, c.need);
 
   Bits::for_each_and_not(rb.ancestors, c.need, c.delivered, [&](std::size_t ai) {
     const auto a = static_cast<RecordId>(ai);
