@@ -150,10 +150,10 @@ _causal() {
         --format) _causal_words 'text json'; return ;;
         --faults) _causal_list 'all none crash abort replay growth joiners nolookup'; return ;;
         --scenario) _causal_words 'late-joiner restored-lookup'; return ;;
-        --seeds|--seed|--channels|--nodes|--sources|--sends|--step-budget) return ;;
+        --seeds|--seed|--channels|--nodes|--sources|--sends|--step-budget|--jobs) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -- '-h --help' '--seeds' '--seed' '--trace' '--format' '--channels' '--nodes' '--sources' '--sends' '--faults' '--no-lookups' '--stateful-restarts' '--step-budget' '--stop-at-first' '--scenario' ;;
+      [[ $cur == -* ]] && _causal_options -- '-h --help' '--seeds' '--seed' '--trace' '--format' '--channels' '--nodes' '--sources' '--sends' '--faults' '--no-lookups' '--stateful-restarts' '--step-budget' '--stop-at-first' '--jobs' '--scenario' ;;
     demo)
       case $prev in
         --format) _causal_words 'text jsonl'; return ;;

@@ -150,6 +150,7 @@ complete -c causal -n '__causal_sub simulate; and __causal_once flag --no-lookup
 complete -c causal -n '__causal_sub simulate; and __causal_once flag --stateful-restarts' -l stateful-restarts -d 'Truth mode: a restarted node inherits what it had committed (not promised by the protocol; measures the gap, see docs/verification.md)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --step-budget' -l step-budget -x -d 'Steps a world may take to drain (default 400000)'
 complete -c causal -n '__causal_sub simulate; and __causal_once flag --stop-at-first' -l stop-at-first -d 'Stop the sweep at the first failing world'
+complete -c causal -n '__causal_sub simulate; and __causal_once value --jobs' -l jobs -x -d 'Run a sweep'\''s worlds on N threads (1..256); the output is that of --jobs 1 but for the timing'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --scenario' -l scenario -x -a 'late-joiner restored-lookup' -d 'Run a fixed world instead: late-joiner (the liveness page'\''s scenario; with --no-lookups the at-log-end joiner stays held) or restored-lookup (a node restored from committed state must still ask for lookups)'
 complete -c causal -n '__causal_sub demo; and __causal_once flag -h --help' -s h -l help -d 'Print this help message and exit'
 complete -c causal -n '__causal_sub demo; and __causal_once value --format' -l format -x -a 'text jsonl' -d 'Output format: text|jsonl (default text)'

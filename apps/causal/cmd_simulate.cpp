@@ -32,6 +32,7 @@ struct SimulateOptions {
   bool stateful_restarts = false;
   std::optional<std::uint64_t> step_budget;
   bool stop_at_first = false;
+  unsigned jobs = 1;
   std::string scenario;
 };
 
@@ -164,6 +165,7 @@ Outcome run_simulate(const SimulateOptions& o) {
   so.last = range->second;
   so.knobs = knobs;
   so.stop_at_first = o.stop_at_first;
+  so.jobs = o.jobs;
   install_stop_signals();  // SIGINT/SIGTERM: end after the current world, report what ran, exit 130
   so.stop = &g_stop;
   if (show_progress()) {
@@ -233,6 +235,10 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   sub.add_option("--step-budget", opts->step_budget, "Steps a world may take to drain (default 400000)")
       ->check(whole_number(1));
   sub.add_flag("--stop-at-first", opts->stop_at_first, "Stop the sweep at the first failing world");
+  sub.add_option("--jobs", opts->jobs,
+                 "Run a sweep's worlds on N threads (1..256); the output is that of --jobs 1 but for the timing")
+      ->default_str("1")
+      ->check(CLI::Range(1, 256));
   auto* scenario = sub.add_option("--scenario", opts->scenario,
                                   "Run a fixed world instead: late-joiner (the liveness page's scenario; "
                                   "with --no-lookups the at-log-end joiner stays held) or restored-lookup "

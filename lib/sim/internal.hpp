@@ -26,6 +26,7 @@ class NodeObserver : public GateObserver {
     Release release;
   };
   std::vector<Delivered> pending;
+  std::vector<Delivered> spare;  // process_deliveries' batch buffer
 
   void delivered(const Delivery& d) override { pending.push_back({d.channel, d.offset, d.tag, d.release}); }
   void held(ChannelId ch, Offset o, const Blocker& b) override;

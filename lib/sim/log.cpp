@@ -7,21 +7,23 @@ namespace causal::sim {
 
 Offset Log::append(LogEntry e) {
   entries_.push_back(e);
+  recompute_lso();
   return hwm() - 1;
 }
 
-Offset Log::lso() const {
-  Offset lso = hwm();
-  for (const auto& [txn, first] : open_) lso = std::min(lso, first);
-  return lso;
+void Log::recompute_lso() {
+  lso_ = hwm();
+  for (const auto& [txn, first] : open_) lso_ = std::min(lso_, first);
 }
 
 void Log::txn_opened(TxnId txn, Offset first) {
   if (!has_open(txn)) open_.emplace_back(txn, first);
+  recompute_lso();
 }
 
 void Log::txn_closed(TxnId txn) {
   std::erase_if(open_, [txn](const auto& p) { return p.first == txn; });
+  recompute_lso();
 }
 
 bool Log::has_open(TxnId txn) const {

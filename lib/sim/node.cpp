@@ -142,7 +142,9 @@ bool World::start_node(std::uint32_t i) {
 
 void World::process_deliveries(Node& n) {
   while (!n.observer->pending.empty()) {
-    std::vector<NodeObserver::Delivered> batch;
+    // Swapped with a spare kept by the observer, so neither buffer is reallocated per batch.
+    std::vector<NodeObserver::Delivered>& batch = n.observer->spare;
+    batch.clear();
     batch.swap(n.observer->pending);
     for (const auto& d : batch) {
       const auto r = static_cast<RecordId>(d.tag);

@@ -103,27 +103,27 @@ void Oracle::delivered(ConsumerId id, RecordId b) {
   Consumer& c = cons_[id];
   const Rec& rb = recs_[b];
   ++deliveries_;
-  const std::string where = fmt::format("at {}", c.name);
+  // Formatted only when a check fails: deliveries are the sweep's hottest path.
+  const auto where = [&c] { return fmt::format("at {}", c.name); };
   if (rb.state != RecordState::committed) {
-    violate(ViolationKind::bad_delivery, fmt::format("{}: delivered {} which is not a business record", where, describe(b)));
+    violate(ViolationKind::bad_delivery, fmt::format("{}: delivered {} which is not a business record", where(), describe(b)));
   }
   if (c.baseline[rb.channel] == kNoOffset || rb.offset < c.baseline[rb.channel]) {
     violate(ViolationKind::bad_delivery,
-            fmt::format("{}: delivered {} outside its scope or below its baseline", where, describe(b)));
+            fmt::format("{}: delivered {} outside its scope or below its baseline", where(), describe(b)));
   }
   if (c.delivered.test(b)) {
-    violate(ViolationKind::duplicate_delivery, fmt::format("{}: delivered {} twice", where, describe(b)));
+    violate(ViolationKind::duplicate_delivery, fmt::format("{}: delivered {} twice", where(), describe(b)));
     return;
   }
   if (c.last[rb.channel] != kNoOffset && rb.offset <= c.last[rb.channel]) {
-    violate(ViolationKind::fifo, fmt::format("{}: delivered {} after offset {} of the same channel", where,
+    violate(ViolationKind::fifo, fmt::format("{}: delivered {} after offset {} of the same channel", where(),
                                              describe(b), c.last[rb.channel]));
   }
   c.last[rb.channel] = rb.offset;
 
   // Pairs a -> b this delivery checks: ancestors the consumer must deliver.
-  for (std::size_t k = 0; k < rb.ancestors.words() && k < c.need.words(); ++k)
-    pairs_checked_ += static_cast<std::uint64_t>(__builtin_popcountll(rb.ancestors.word(k) & c.need.word(k)));
+  pairs_checked_ += Bits::count_and(rb.ancestors, c.need);
 
   Bits::for_each_and_not(rb.ancestors, c.need, c.delivered, [&](std::size_t ai) {
     const auto a = static_cast<RecordId>(ai);
@@ -132,11 +132,11 @@ void Oracle::delivered(ConsumerId id, RecordId b) {
     if (ra.channel == rb.channel && ra.offset > rb.offset) {
       ++inversions_;
       violate(ViolationKind::structural_inversion,
-              fmt::format("{}: {} happens before {} but was appended after it on the same channel", where,
+              fmt::format("{}: {} happens before {} but was appended after it on the same channel", where(),
                           describe(a), describe(b)));
     } else {
       violate(ViolationKind::causal_order,
-              fmt::format("{}: delivered {} before its cause {}", where, describe(b), describe(a)));
+              fmt::format("{}: delivered {} before its cause {}", where(), describe(b), describe(a)));
     }
   });
   c.delivered.set(b);

@@ -167,16 +167,20 @@ void World::enabled_actions(std::vector<Action>& out) {
     }
     if (enabled) out.push_back({K::source_step, i, 0, (!src.started && src.spec.start_delay) ? 1u : 10u});
   }
-  for (std::uint32_t si = 0; si < senders_.size(); ++si) {
-    const Sender& s = senders_[si];
+  // senders_ and nodes_ are deques: walked by iterator, not indexed (indexing a deque
+  // costs a division per access, and this runs at every step).
+  std::uint32_t si = 0;
+  for (auto it = senders_.begin(); it != senders_.end(); ++it, ++si) {
+    const Sender& s = *it;
     if (!s.alive || s.in_flight == 0) continue;
     for (const auto& [ch, q] : s.unappended)
       if (!q.empty()) out.push_back({K::append, si, ch, 10});
     for (const auto& [ch, q] : s.unacked)
       if (!q.empty()) out.push_back({K::ack, si, ch, 8});
   }
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node& n = nodes_[i];
+  std::uint32_t i = 0;
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it, ++i) {
+    const Node& n = *it;
     if (!n.started) {
       if (n.spec.kind == NodeKind::joiner_committed && !nodes_[n.spec.copy_of].started) continue;
       out.push_back({K::start, i, 0, is_joiner(n.spec.kind) ? 1u : 40u});
@@ -260,7 +264,8 @@ void World::apply(const Action& a) {
 }
 
 bool World::step() {
-  std::vector<Action> actions;
+  std::vector<Action>& actions = actions_;
+  actions.clear();
   enabled_actions(actions);
   if (actions.empty()) return false;
   std::uint64_t total = 0;

@@ -44,6 +44,8 @@ usage --scenario simulate --scenario late-joiner --seeds 1..3
 usage --trace simulate --trace
 usage --trace simulate --seed 3 --trace --format json
 usage --step-budget simulate --seed 3 --step-budget 0
+usage --jobs simulate --seeds 1..3 --jobs 0
+usage --jobs simulate --seeds 1..3 --jobs 257
 usage --count tail -b 127.0.0.1:1 --count -1 orders
 usage --count tail -b 127.0.0.1:1 --count 0 orders
 usage --commit tail -b 127.0.0.1:1 --group g --commit --count 3 orders

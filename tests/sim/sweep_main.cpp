@@ -2,7 +2,7 @@
 // and once per mutant (tests/sim/CMakeLists.txt). `causal simulate` is the user-facing
 // equivalent; this driver exists because mutant builds link no Kafka and no CLI.
 //
-//   sim_sweep --seeds A..B [--stop-at-first] [--expect pass|violation|failure] [knobs]
+//   sim_sweep --seeds A..B [--jobs N] [--stop-at-first] [--expect pass|violation|failure] [knobs]
 //   (knobs: --channels --nodes --sources --sends --step-budget --faults --no-lookups
 //    --stateful-restarts --held-budget N)
 //   sim_sweep --seed N [--trace] [knobs]
@@ -11,6 +11,8 @@
 // --expect violation  exit 0 iff some world violated the oracle (a mutant must be caught by
 //                     the oracle itself: a violation, stall or drain failure - not a crash)
 // --expect failure    exit 0 iff the sweep failed in any way (violation or vacuity)
+// --jobs N            run worlds on N threads (1..256, default 1); every byte printed is
+//                     that of --jobs 1 except the timing fields of the summary's first line
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +74,10 @@ int main(int argc, char** argv) {
         opts.skip.push_back(n);
         at = comma + 1;
       }
+    } else if (a == "--jobs") {
+      const char* v = value();
+      if (!v || !parse_u64(v, n) || n < 1 || n > 256) return usage("--jobs needs a number of threads, 1..256");
+      opts.jobs = static_cast<unsigned>(n);
     } else if (a == "--trace") {
       trace = true;
     } else if (a == "--stop-at-first") {

@@ -36,8 +36,9 @@ class Log {
  public:
   Offset append(LogEntry e);
   Offset hwm() const { return static_cast<Offset>(entries_.size()); }
-  // The first offset of the earliest open transaction, else the HWM.
-  Offset lso() const;
+  // The first offset of the earliest open transaction, else the HWM. Cached: the scheduler
+  // asks for it for every consumed channel at every step.
+  Offset lso() const { return lso_; }
   const LogEntry& at(Offset o) const { return entries_[static_cast<std::size_t>(o)]; }
 
   // The transaction `txn` wrote its first record here at `first` / ended here.
@@ -55,6 +56,8 @@ class Log {
  private:
   std::vector<LogEntry> entries_;
   std::vector<std::pair<TxnId, Offset>> open_;  // open transactions and their first offset here
+  Offset lso_ = 0;  // recomputed by every mutator (recompute_lso)
+  void recompute_lso();
 };
 
 }  // namespace causal::sim

@@ -4,7 +4,10 @@
 // A sweep fails when any world violates the oracle, or when a must-fire counter is zero at
 // the end (counters.hpp): both are reported, and kept apart, so a mutant build can assert
 // that it failed on the oracle rather than on vacuity.
-// Thread-safety: run_sweep is reentrant; callbacks run on the calling thread.
+// Thread-safety: run_sweep is reentrant; callbacks run on the calling thread, in seed order.
+// With jobs > 1 it runs worlds on that many threads (each world is single-threaded and a
+// pure function of its seed and knobs) and merges their results in seed order: the
+// SweepResult is the serial one, field for field, except `seconds`.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +29,16 @@ struct SweepOptions {
   std::uint64_t first = 1;
   std::uint64_t last = 10000;  // inclusive
   Knobs knobs;
-  bool stop_at_first = false;  // stop at the first world that violates the oracle
+  bool stop_at_first = false;  // stop at the first world, in seed order, that violates the oracle
+  unsigned jobs = 1;           // worker threads; 1 runs every world on the calling thread
   std::vector<std::uint64_t> skip;  // seeds not run (e.g. known production failures, for mutants)
   std::string program = "causal simulate";  // used in reproduction commands
   // Called after every world (for progress); `done` counts worlds run so far.
   std::function<void(std::uint64_t done, std::uint64_t total, const WorldResult&)> after_world;
-  // When *stop becomes non-zero (a signal handler sets it), the sweep ends after the world it
-  // is running: SweepResult::interrupted, and the result covers the worlds run so far.
+  // When *stop becomes non-zero (a signal handler sets it), the sweep ends after the next
+  // world it merges: SweepResult::interrupted, and the result covers the worlds merged so
+  // far (a prefix of the seed range; with jobs > 1, worlds already running are finished
+  // and discarded).
   const volatile std::sig_atomic_t* stop = nullptr;
 };
 

@@ -27,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,30 @@ struct Source {
 
 class NodeObserver;
 
+// A consumer position per channel, dense by ChannelIndex: the scheduler reads a node's
+// position on every consumed channel at every step, so a tree lookup there was the sweep's
+// largest single cost. Same contract as the std::map it replaces: operator[] inserts 0,
+// at() throws std::out_of_range for a channel never set.
+class ChannelPositions {
+ public:
+  Offset& operator[](ChannelIndex ch) {
+    if (ch >= set_.size()) {
+      set_.resize(ch + 1, false);
+      pos_.resize(ch + 1, 0);
+    }
+    set_[ch] = true;
+    return pos_[ch];
+  }
+  Offset at(ChannelIndex ch) const {
+    if (ch >= set_.size() || !set_[ch]) throw std::out_of_range("no position on this channel");
+    return pos_[ch];
+  }
+
+ private:
+  std::vector<Offset> pos_;
+  std::vector<bool> set_;
+};
+
 struct Node {
   NodeSpec spec;
   LogicalId index = 0;
@@ -98,7 +123,7 @@ struct Node {
   std::unique_ptr<NodeObserver> observer;
   std::unique_ptr<Gate> gate;
   std::vector<ChannelIndex> scope;              // current configured scope
-  std::map<ChannelIndex, Offset> position;      // consumer position per channel
+  ChannelPositions position;                    // consumer position per channel
   std::map<ChannelIndex, Offset> reported;      // last position reported to the gate
   std::map<ChannelIndex, Offset> committed;     // committed positions
   std::map<ChannelIndex, Offset> origin_baseline;  // first baseline of the logical node
@@ -224,6 +249,7 @@ class World {
   Counters counters_;
   std::vector<std::string> attributed_;
   std::uint64_t step_ = 0;
+  std::vector<Action> actions_;  // step()'s scratch list, kept to reuse its allocation
 };
 
 }  // namespace causal::sim
