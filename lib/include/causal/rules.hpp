@@ -20,6 +20,10 @@ enum class Rule {
   own_sender_seq,       // step 6: sequence claims naming the record's own sender are ignored
   seq_resolution,       // steps 8-9: a delivery resolves sequence claims on its send (delivered_seq)
   own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
+  // Off-by-one mutants (issue 17): each breaks one comparison by one, in the direction named.
+  frontier_off_by_one,  // step 8: a claimed offset is covered once frontier >= it (mutant: > it)
+  position_off_by_one,  // step 10: a position p raises the frontier to p - 1 (mutant: to p)
+  baseline_off_by_one,  // the baseline seed: add_channel(ch, b) raises the frontier to b - 1 (mutant: to b)
 };
 
 #ifndef CAUSAL_BROKEN_RULE

@@ -74,6 +74,16 @@ struct WorldConfig {
   // the effects of earlier deliveries). protocol.md does not promise this; it is here to
   // measure the gap (docs/verification.md, "Truth across restarts").
   bool stateful_restarts = false;
+  // Explorer worlds (explore.hpp): every choice inside an event is fixed instead of drawn,
+  // so that the schedule is the only thing that varies: a transaction has max_txn sends
+  // (fewer if the source's sends run out); a source's k-th send goes to sinks[k mod n]; a
+  // transactional source's first transaction aborts iff abort_per_mille > 0, later ones
+  // commit; a fetch takes at most fixed_fetch records; a delivery at a node with sinks
+  // emits exactly one record, to sinks[channel mod n]; growth takes the LSO as baseline;
+  // a replay re-reads the first scope channel from its baseline. The world's Rng is then
+  // never drawn.
+  bool fixed_choices = false;
+  std::size_t fixed_fetch = 1;
 };
 
 // The fault mix a sweep draws from. Each flag enables one kind of event in generated worlds.

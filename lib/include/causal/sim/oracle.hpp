@@ -107,6 +107,8 @@ class Oracle {
   std::uint64_t inversions() const { return inversions_; }
   std::uint64_t pairs_checked() const { return pairs_checked_; }
   std::uint64_t deliveries() const { return deliveries_; }
+  // Hash of the truth and observations that decide future checks (state_hash.cpp).
+  std::uint64_t state_hash() const;
 
  private:
   struct Rec {

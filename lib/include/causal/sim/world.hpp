@@ -72,6 +72,7 @@ struct Sender {
   Bits knowledge;                        // happens-before truth: what its next send follows
   std::vector<std::uint32_t> sends;      // by send number - 1
   std::map<ChannelIndex, Offset> seeds;  // end-offset seed claims (sink, e - 1)
+  std::uint64_t history = 0;             // hash of every call made on `stamper` (state_hash.cpp)
 };
 
 struct Source {
@@ -109,6 +110,7 @@ struct Node {
   Bits committed_knowledge;  // stateful_restarts: knowledge at the last commit
   int crashes_left = 0, aborts_left = 0, replays_left = 0;
   std::vector<ChannelIndex> growth_left;
+  std::uint64_t gate_history = 0;  // hash of every call made on `gate` (state_hash.cpp)
 };
 
 // The result of running one world.
@@ -151,6 +153,16 @@ class World {
   bool complete_commit(std::uint32_t node);  // REQUIRES the node's sends all acknowledged
   bool crash(std::uint32_t node);
   bool restart(std::uint32_t node);
+
+  // --- the explorer's seam (explore.hpp) -------------------------------------------
+  // The events enabled now, in the scheduler's fixed enumeration order; step_event(i)
+  // applies the i-th of them (REQUIRES i < enabled_count()) where step() would draw one by
+  // weight. Deterministic choices come with WorldConfig::fixed_choices.
+  std::size_t enabled_count();
+  void step_event(std::size_t i);
+  // A hash of everything that decides the world's future as far as the oracle's checks go
+  // (state_hash.cpp says what is hashed and why that is enough).
+  std::uint64_t state_hash() const;
 
   // --- inspection ---------------------------------------------------------------
   const WorldConfig& config() const { return config_; }
