@@ -176,6 +176,9 @@ Outcome run_exhaustive(const SimulateOptions& o) {
 Outcome run_simulate(const SimulateOptions& o) {
   if (o.exhaustive) {
     if (o.trace) return std::unexpected(usage_error("--exhaustive prints its counterexamples; --replay SCHEDULE prints one schedule"));
+    if (o.nodes || o.sources || o.step_budget || o.no_lookups || o.stateful_restarts || o.faults != "all")
+      return std::unexpected(usage_error("--exhaustive takes --channels, --sends, --events, --joiner, --fetch, "
+                                         "--max-states, --replay and --stop-at-first; the sweep's knobs do not apply"));
     return run_exhaustive(o);
   }
   if (o.replay) return std::unexpected(usage_error("--replay needs --exhaustive (and the same bounds)"));
@@ -310,19 +313,23 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                          ->excludes(scenario);
   sub.add_option("--events", opts->events,
                  "With --exhaustive: optional events, none or a list of abort,crash,replay")
-      ->default_str("abort,crash");
+      ->default_str("abort,crash")
+      ->needs(exhaustive);
   completes(sub.add_option("--joiner", opts->joiner,
                            "With --exhaustive: the late joiner at the LSO: none, lso (with lookups) or "
                            "lso-no-lookups")
-                ->default_str("lso-no-lookups"),
+                ->default_str("lso-no-lookups")
+                ->needs(exhaustive),
             {ValueCompletion::Kind::one_of, {"none", "lso", "lso-no-lookups"}});
   sub.add_option("--fetch", opts->fetch, "With --exhaustive: records per fetch (1..64)")
       ->default_str("1")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(1, 64))
+      ->needs(exhaustive);
   sub.add_option("--max-states", opts->max_states,
                  "With --exhaustive: stop (and fail) after this many distinct states")
       ->default_str("4000000")
-      ->check(whole_number(1));
+      ->check(whole_number(1))
+      ->needs(exhaustive);
   sub.add_option("--replay", opts->replay,
                  "With --exhaustive and the same bounds: print the schedule (event indices, e.g. 0.3.1) "
                  "step by step")
@@ -335,7 +342,7 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
       "  causal simulate --seeds 1..500 --channels 64 --faults none --format json\n"
       "  causal simulate --scenario late-joiner --no-lookups --trace\n"
       "  causal simulate --seeds 1..10000 --faults all,-crash --no-lookups\n"
-      "  causal simulate --exhaustive --channels 3 --sends 4 --events abort,crash --joiner lso-no-lookups\n"
+      "  causal simulate --exhaustive --channels 3 --sends 3 --events abort,crash --joiner lso-no-lookups\n"
       "Exit status: 0 all worlds passed and every must-fire counter fired; 1 a violation, an\n"
       "unattributed stall, a world that did not drain, or a vacuous counter; 2 usage error;\n"
       "130 a sweep interrupted (SIGINT, SIGTERM) before its last seed.\n"

@@ -67,8 +67,10 @@ WorldConfig explore_config(const ExploreBounds& b) {
   // p: transactional, two sends per transaction alternating between its sinks, so a
   // transaction writes a/0 then b/0 (a sequence claim on a/0 rides on the b/0 record).
   c.sources.push_back({"p", true, both, b.sends - q_sends, 2, b.abort ? 1000 : 0, true, 0});
-  // q: idempotent; its sends alternate too (an acknowledged send is claimed by offset).
-  if (q_sends > 0) c.sources.push_back({"q", false, both, q_sends, 1, 0, true, 0});
+  // q: idempotent; its sends alternate too, starting with the relay's channel (an
+  // acknowledged send is claimed by offset).
+  std::vector<ChannelIndex> q_sinks(both.rbegin(), both.rend());
+  if (q_sends > 0) c.sources.push_back({"q", false, q_sinks, q_sends, 1, 0, true, 0});
   // r: the relay, EOS, consuming the second channel only and emitting one record per
   // delivery to the third (so a claim on a/0 is relayed in custody past a channel r does
   // not consume).
@@ -84,14 +86,15 @@ WorldConfig explore_config(const ExploreBounds& b) {
   r.replays = b.replay ? 1 : 0;
   c.nodes.push_back(r);
   if (b.joiner != JoinerMode::none) {
-    // j: joins at the LSO, consuming a/0 and the relay's sink: the liveness page's window.
+    // j: joins at the LSO, consuming a/0 and the relay's sink (with two channels, a/0 and
+    // b/0): the liveness page's window.
     NodeSpec j;
     j.name = "j";
     j.kind = NodeKind::joiner_lso;
     j.eos = false;
     j.lookups = b.joiner == JoinerMode::lso;
     j.scope = {a};
-    if (third != a) j.scope.push_back(third);
+    if (n >= 2) j.scope.push_back(n >= 3 ? third : second);
     c.nodes.push_back(j);
   }
   c.step_budget = 1'000'000;

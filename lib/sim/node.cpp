@@ -197,7 +197,9 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
     const RecordId r = logs_[ch].at(o).record;
     Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
     const bool kept = n.gate->receive(std::move(rcv));
-    mix_history(n.gate_history, 4, ch, o, r, config_.strip_clocks);  // `now` only feeds held-time stats
+    // The record by its (sender, send number) name, not its RecordId (state_hash.cpp);
+    // `now` only feeds held-time figures.
+    mix_history(n.gate_history, 4, ch, o, senders_[records_[r].sender].id, records_[r].seq, config_.strip_clocks);
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);
   }

@@ -25,10 +25,19 @@
 //   - the oracle (Oracle::state_hash): every record's state, offset and ancestors, every
 //     consumer's baselines, last offsets, obligations and deliveries, every logical node's
 //     committed effects, and the violation count;
+//   - record ids are renamed canonically: a RecordId is the order in which sends happened
+//     across all senders, so two schedules that interleave p's and q's sends differently
+//     would otherwise never meet. Every id is replaced by the rank of (SenderId, send
+//     number), a name that does not depend on that order. Sound because nothing decides on
+//     a RecordId's value: the gate gets it as an opaque tag, and the world and the oracle
+//     use it as an index (the receive history hashes the (sender, send number) name too);
+//     only the order in which violation details would be listed can differ;
 //   - the Rng's next value (fixed_choices never draws from it; hashed so that a world that
 //     did could not be merged wrongly).
 // Left out: counters, the step number, trace text, attributed-stall lines (reporting only),
 // and names (a function of the senders created, which are hashed in order).
+#include <algorithm>
+
 #include "internal.hpp"
 
 namespace causal::sim {
@@ -38,11 +47,19 @@ namespace {
 struct Hasher {
   std::uint64_t h = 0x5eed;
   void operator()(std::uint64_t v) { h = mix64(h, v); }
-  void bits(const Bits& b) {
-    std::size_t n = b.words();
-    while (n > 0 && b.word(n - 1) == 0) --n;  // equal sets hash equal whatever their capacity
+  // The set `b` of record ids, renamed through `canon` (see the contract above).
+  void bits(const Bits& b, const std::vector<std::uint32_t>& canon) {
+    Bits renamed;
+    Bits::for_each_and_not(b, Bits{}, [&](std::size_t i) { renamed.set(canon[i]); });
+    std::size_t n = renamed.words();
+    while (n > 0 && renamed.word(n - 1) == 0) --n;  // equal sets hash equal whatever their capacity
     (*this)(n);
-    for (std::size_t k = 0; k < n; ++k) (*this)(b.word(k));
+    for (std::size_t k = 0; k < n; ++k) (*this)(renamed.word(k));
+  }
+  template <class C>
+  void ids(const C& v, const std::vector<std::uint32_t>& canon) {
+    (*this)(v.size());
+    for (const auto& x : v) (*this)(canon[x]);
   }
   void clock(const Clock& c) {
     (*this)(c.offsets().size());
@@ -66,14 +83,15 @@ struct Hasher {
 
 }  // namespace
 
-std::uint64_t Oracle::state_hash() const {
+std::uint64_t Oracle::state_hash(const std::vector<std::uint32_t>& canon, const std::vector<RecordId>& by_rank) const {
   Hasher h;
   h(recs_.size());
-  for (const Rec& r : recs_) {
+  for (RecordId id : by_rank) {
+    const Rec& r = recs_[id];
     h(r.channel);
     h(static_cast<std::uint64_t>(r.offset));
     h(static_cast<std::uint64_t>(r.state));
-    h.bits(r.ancestors);
+    h.bits(r.ancestors, canon);
   }
   h(cons_.size());
   for (const Consumer& c : cons_) {
@@ -81,29 +99,39 @@ std::uint64_t Oracle::state_hash() const {
     h(c.live);
     h.seq(c.baseline);
     h.seq(c.last);
-    h.bits(c.need);
-    h.bits(c.delivered);
+    h.bits(c.need, canon);
+    h.bits(c.delivered, canon);
   }
   h(effects_.size());
-  for (const Bits& e : effects_) h.bits(e);
+  for (const Bits& e : effects_) h.bits(e, canon);
   h(violation_count_);
   return h.h;
 }
 
 std::uint64_t World::state_hash() const {
+  // The canonical name of every record: the rank of (SenderId, send number).
+  std::vector<RecordId> by_rank(records_.size());
+  for (RecordId r = 0; r < by_rank.size(); ++r) by_rank[r] = r;
+  std::sort(by_rank.begin(), by_rank.end(), [&](RecordId x, RecordId y) {
+    const SenderId sx = senders_[records_[x].sender].id, sy = senders_[records_[y].sender].id;
+    return sx != sy ? sx < sy : records_[x].seq < records_[y].seq;
+  });
+  std::vector<std::uint32_t> canon(records_.size());
+  for (std::uint32_t k = 0; k < by_rank.size(); ++k) canon[by_rank[k]] = k;
   Hasher h;
   for (const Log& l : logs_) {
     h(static_cast<std::uint64_t>(l.hwm()));
     for (Offset o = 0; o < l.hwm(); ++o) {
       const LogEntry& e = l.at(o);
       h(static_cast<std::uint64_t>(e.kind));
-      h(e.record);
+      h(e.kind == EntryKind::business ? canon[e.record] : 0);
       h(e.txn);
     }
   }
   h.seq(txns_);
   h(records_.size());
-  for (const SimRecord& r : records_) {
+  for (RecordId id : by_rank) {
+    const SimRecord& r = records_[id];
     h(r.channel);
     h(r.sender);
     h(r.seq);
@@ -117,15 +145,15 @@ std::uint64_t World::state_hash() const {
     h(s.id);
     h(s.alive);
     h(s.txn);
-    h.seq(s.txn_sends);
+    h.ids(s.txn_sends, canon);
     h.seq(s.txn_channels);
     for (const auto* queues : {&s.unappended, &s.unacked}) {
       h(queues->size());
-      for (const auto& [ch, q] : *queues) h(ch), h.seq(q);
+      for (const auto& [ch, q] : *queues) h(ch), h.ids(q, canon);
     }
     h(s.in_flight);
-    h.bits(s.knowledge);
-    h.seq(s.sends);
+    h.bits(s.knowledge, canon);
+    h.ids(s.sends, canon);
     h.map(s.seeds);
     h(s.history);
   }
@@ -153,15 +181,15 @@ std::uint64_t World::state_hash() const {
     h(n.dirty);
     h(n.flushing);
     h(n.abort_pending);
-    h.seq(n.uncommitted_effects);
-    h.bits(n.committed_knowledge);
+    h.ids(n.uncommitted_effects, canon);
+    h.bits(n.committed_knowledge, canon);
     h(static_cast<std::uint64_t>(n.crashes_left));
     h(static_cast<std::uint64_t>(n.aborts_left));
     h(static_cast<std::uint64_t>(n.replays_left));
     h.seq(n.growth_left);
     h(n.gate ? n.gate_history : 0);
   }
-  h(oracle_.state_hash());
+  h(oracle_.state_hash(canon, by_rank));
   Rng next = rng_;
   h(next.next());
   return h.h;

@@ -216,7 +216,7 @@ void World::apply(const Action& a) {
       } else if (src.spec.transactional && s.txn != kNoTxn && src.txn_left <= 0) {
         src.flushing = true;  // commit or abort: flush every send first
         src.abort_pending = config_.fixed_choices
-                                ? src.spec.abort_per_mille > 0 && src.sent <= src.spec.max_txn  // the first one
+                                ? src.spec.abort_per_mille > 0 && src.sent >= src.spec.sends  // the last one
                                 : rng_.chance(static_cast<std::uint32_t>(src.spec.abort_per_mille));
         CAUSAL_SIM_TRACE("flush   {} ({} requested)", s.name, src.abort_pending ? "abort" : "commit");
       } else {

@@ -2,7 +2,7 @@
 //
 // The random sweep samples worlds; it cannot say that no small world fails. The explorer
 // fixes one small world (explore_config: up to 3 channels, a transactional source whose
-// first transaction aborts, an idempotent source, one EOS relay, optionally a crash and
+// last transaction aborts, an idempotent source, one EOS relay, optionally a crash and
 // restart of the relay, a replay, and a late joiner at the LSO with or without lookups;
 // every choice inside an event fixed, WorldConfig::fixed_choices) and enumerates every
 // schedule: every order in which the enabled events can happen.
@@ -38,7 +38,7 @@ std::optional<JoinerMode> parse_joiner(const std::string& s);
 struct ExploreBounds {
   int channels = 3;      // 1..3 (a/0, b/0, c/0)
   int sends = 6;         // source records, both sources together: 1..6
-  bool abort = true;     // the transactional source's first transaction aborts
+  bool abort = true;     // the transactional source's last transaction aborts
   bool crash = true;     // the relay crashes once, then restarts from its committed positions
   bool replay = false;   // the relay reassigns its first channel and re-reads it from its baseline
   JoinerMode joiner = JoinerMode::lso_no_lookups;
