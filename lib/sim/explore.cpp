@@ -201,13 +201,18 @@ ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::str
           w.step_event(choice);
         } catch (const std::exception& e) {
           fail(s, false, {{ViolationKind::crash, fmt::format("exception at step {}: {}", s.size(), e.what())}});
-          if (stop_at_first) stop = true;
+          if (stop_at_first) {
+            stop = true;
+            break;
+          }
           continue;
         }
         if (w.oracle().violation_count() > 0) {
           fail(s, false, w.oracle().violations());
-          if (stop_at_first) stop = true;
-          if (stop) break;
+          if (stop_at_first) {
+            stop = true;
+            break;
+          }
           continue;
         }
         const std::uint64_t h = w.state_hash();
