@@ -150,10 +150,11 @@ _causal() {
         --format) _causal_words 'text json'; return ;;
         --faults) _causal_list 'all none crash abort replay growth joiners nolookup'; return ;;
         --scenario) _causal_words 'late-joiner restored-lookup'; return ;;
-        --seeds|--seed|--channels|--nodes|--sources|--sends|--step-budget|--jobs) return ;;
+        --joiner) _causal_words 'none lso lso-no-lookups'; return ;;
+        --seeds|--seed|--channels|--nodes|--sources|--sends|--step-budget|--jobs|--events|--fetch|--max-states|--replay) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -- '-h --help' '--seeds' '--seed' '--trace' '--format' '--channels' '--nodes' '--sources' '--sends' '--faults' '--no-lookups' '--stateful-restarts' '--step-budget' '--stop-at-first' '--jobs' '--scenario' ;;
+      [[ $cur == -* ]] && _causal_options -- '-h --help' '--seeds' '--seed' '--trace' '--format' '--channels' '--nodes' '--sources' '--sends' '--faults' '--no-lookups' '--stateful-restarts' '--step-budget' '--stop-at-first' '--jobs' '--scenario' '--exhaustive' '--events' '--joiner' '--fetch' '--max-states' '--replay' ;;
     demo)
       case $prev in
         --format) _causal_words 'text jsonl'; return ;;

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "causal/excerpt.hpp"
+#include "causal/sim/explore.hpp"
 #include "causal/sim/scenarios.hpp"
 #include "causal/sim/sweep.hpp"
 #include "tail_format.hpp"  // g_stop, install_stop_signals
@@ -34,6 +35,12 @@ struct SimulateOptions {
   bool stop_at_first = false;
   unsigned jobs = 1;
   std::string scenario;
+  bool exhaustive = false;
+  std::string events = "abort,crash";
+  std::string joiner = "lso-no-lookups";
+  std::size_t fetch = 1;
+  std::uint64_t max_states = 4'000'000;
+  std::optional<std::string> replay;
 };
 
 std::expected<std::pair<std::uint64_t, std::uint64_t>, Error> parse_range(const std::string& s) {
@@ -117,7 +124,65 @@ Outcome run_scenario(const SimulateOptions& o) {
   return std::unexpected(usage_error(fmt::format("--scenario '{}': expected {}", o.scenario, expected)));
 }
 
+// --exhaustive: every schedule of one small world (causal/sim/explore.hpp).
+Outcome run_exhaustive(const SimulateOptions& o) {
+  sim::ExploreBounds b;
+  b.channels = o.channels.value_or(3);
+  b.sends = o.sends.value_or(6);
+  if (b.channels > 3) return std::unexpected(usage_error("--exhaustive: --channels must be 1..3"));
+  if (b.sends < 1 || b.sends > 6) return std::unexpected(usage_error("--exhaustive: --sends must be 1..6"));
+  std::string err;
+  if (!sim::parse_explore_events(o.events, b, err)) return std::unexpected(usage_error(err));
+  const auto joiner = sim::parse_joiner(o.joiner);
+  if (!joiner)
+    return std::unexpected(usage_error(fmt::format("--joiner {}: expected none, lso or lso-no-lookups", quoted_excerpt(o.joiner))));
+  b.joiner = *joiner;
+  b.fetch = o.fetch;
+  b.max_states = o.max_states;
+  if (o.replay) {
+    const auto schedule = sim::parse_schedule(*o.replay);
+    if (!schedule)
+      return std::unexpected(usage_error(fmt::format("--replay {}: expected event indices like 0.3.1", quoted_excerpt(*o.replay))));
+    std::string trace;
+    const auto r = sim::replay_schedule(b, *schedule, o.format == Format::json ? nullptr : &trace, err);
+    if (!r) return std::unexpected(usage_error(err));
+    if (o.format == Format::json) {
+      fmt::print("{}\n", sim::to_json(*r).dump(2));
+    } else {
+      std::fputs(trace.c_str(), stdout);
+      fmt::print("schedule {}: {} events, {} deliveries checked, {} violations\n", *o.replay, schedule->size(),
+                 r->counters.deliveries, r->violation_count);
+    }
+    if (!r->ok()) return std::unexpected(runtime_error("the schedule violates the oracle"));
+    return {};
+  }
+  const sim::ExploreResult r = sim::explore(b, o.stop_at_first, "causal simulate");
+  if (o.format == Format::json) {
+    fmt::print("{}\n", sim::to_json(r).dump(2));
+  } else {
+    std::fputs(sim::format_summary(r).c_str(), stdout);
+    bool reproduced = false;
+    const std::string ce = sim::counterexample_trace(r, reproduced);
+    if (!ce.empty()) fmt::print("shortest counterexample, step by step:\n{}", ce);
+  }
+  if (!r.complete)
+    return std::unexpected(runtime_error(fmt::format("the state limit of {} was reached: nothing is proved", b.max_states)));
+  if (r.violations > 0)
+    return std::unexpected(runtime_error(fmt::format("{} violations; shortest: {}", r.violations,
+                                                     sim::replay_command(r, r.counterexamples.front()))));
+  if (!r.ok()) return std::unexpected(runtime_error("no terminal state was checked"));
+  return {};
+}
+
 Outcome run_simulate(const SimulateOptions& o) {
+  if (o.exhaustive) {
+    if (o.trace) return std::unexpected(usage_error("--exhaustive prints its counterexamples; --replay SCHEDULE prints one schedule"));
+    if (o.nodes || o.sources || o.step_budget || o.no_lookups || o.stateful_restarts || o.faults != "all")
+      return std::unexpected(usage_error("--exhaustive takes --channels, --sends, --events, --joiner, --fetch, "
+                                         "--max-states, --replay and --stop-at-first; the sweep's knobs do not apply"));
+    return run_exhaustive(o);
+  }
+  if (o.replay) return std::unexpected(usage_error("--replay needs --exhaustive (and the same bounds)"));
   // --trace prints one world step by step: it needs that one world, and text.
   if (o.trace && !o.seed && o.scenario.empty()) {
     return std::unexpected(usage_error("--trace prints one world: give --seed N or --scenario NAME"));
@@ -246,6 +311,35 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                        ->excludes(seed)
                        ->excludes(seeds);
   completes(scenario, {ValueCompletion::Kind::one_of, scenario_names()});
+  auto* exhaustive = sub.add_flag("--exhaustive", opts->exhaustive,
+                                  "Explore every schedule of one small world (bounds: --channels 1..3, "
+                                  "--sends 1..6, --events, --joiner, --fetch) instead of sweeping seeds")
+                         ->excludes(seed)
+                         ->excludes(seeds)
+                         ->excludes(scenario);
+  sub.add_option("--events", opts->events,
+                 "With --exhaustive: optional events, none or a list of abort,crash,replay")
+      ->default_str("abort,crash")
+      ->needs(exhaustive);
+  completes(sub.add_option("--joiner", opts->joiner,
+                           "With --exhaustive: the late joiner at the LSO: none, lso (with lookups) or "
+                           "lso-no-lookups")
+                ->default_str("lso-no-lookups")
+                ->needs(exhaustive),
+            {ValueCompletion::Kind::one_of, {"none", "lso", "lso-no-lookups"}});
+  sub.add_option("--fetch", opts->fetch, "With --exhaustive: records per fetch (1..64)")
+      ->default_str("1")
+      ->check(CLI::Range(1, 64))
+      ->needs(exhaustive);
+  sub.add_option("--max-states", opts->max_states,
+                 "With --exhaustive: stop (and fail) after this many distinct states")
+      ->default_str("4000000")
+      ->check(whole_number(1))
+      ->needs(exhaustive);
+  sub.add_option("--replay", opts->replay,
+                 "With --exhaustive and the same bounds: print the schedule (event indices, e.g. 0.3.1) "
+                 "step by step")
+      ->needs(exhaustive);
   sub.footer(
       "Examples:\n"
       "  causal simulate                                 # the standard sweep (seeds 1..10000)\n"
@@ -254,6 +348,7 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
       "  causal simulate --seeds 1..500 --channels 64 --faults none --format json\n"
       "  causal simulate --scenario late-joiner --no-lookups --trace\n"
       "  causal simulate --seeds 1..10000 --faults all,-crash --no-lookups\n"
+      "  causal simulate --exhaustive --channels 3 --sends 3 --events abort,crash --joiner lso-no-lookups\n"
       "Exit status: 0 all worlds passed and every must-fire counter fired; 1 a violation, an\n"
       "unattributed stall, a world that did not drain, or a vacuous counter; 2 usage error;\n"
       "130 a sweep interrupted (SIGINT, SIGTERM) before its last seed.\n"

@@ -109,7 +109,7 @@ void Gate::add_channel(ChannelId ch, Offset baseline) {
     scope_.push_back(ch);
   }
   // The seed: everything below the baseline is accounted for (never delivered here).
-  raise_frontier(ch, baseline - 1, Release::scope, kNoOffset);
+  raise_frontier(ch, baseline - (on(Rule::baseline_off_by_one) ? 1 : 0), Release::scope, kNoOffset);
   if (growth) {
     // Scope growth: claims on `ch` were ignored by the restrict step until now, so every
     // held head is evaluated again from its first claim.
@@ -217,7 +217,7 @@ void Gate::position_advance(ChannelId ch, Offset p) {
 void Gate::apply_position(ChannelId ch, bool remembered) {
   ChannelState& st = channels_[ch];
   if (st.position == kNoOffset) return;
-  if (raise_frontier(ch, st.position - 1, Release::position_advance, st.position)) {
+  if (raise_frontier(ch, st.position - (on(Rule::position_off_by_one) ? 1 : 0), Release::position_advance, st.position)) {
     ++stats_.position_advances;
     if (remembered) ++stats_.position_remembered;
   }
@@ -325,7 +325,7 @@ bool Gate::offset_claim_blocks(ChannelId record_ch, const OffsetClaim& c) const 
   // unconsumed coordinate is claimed directly in the same clock (docs/protocol.md).
   if (on(Rule::restrict) && !(known && reach_[c.channel].consumed)) return false;
   // 8 gate: the frontier must have reached the claimed offset.
-  return !(known && reach_[c.channel].frontier >= c.offset);
+  return !(known && reach_[c.channel].frontier >= c.offset + (on(Rule::frontier_off_by_one) ? 0 : 1));
 }
 
 // 8 gate: a sequence claim (ch, S, q) is satisfied once delivered_seq(ch, S) reaches q.
@@ -347,7 +347,7 @@ bool Gate::frontier_covers(const Clock& clock) const {
   if (!clock.seqs().empty()) return false;
   for (const OffsetClaim& c : clock.offsets()) {
     const Reach& target = reach_[c.channel];  // covered: receive() ran cover_all_names()
-    if (!target.consumed || target.frontier < c.offset) return false;
+    if (!target.consumed || target.frontier < c.offset + (on(Rule::frontier_off_by_one) ? 0 : 1)) return false;
   }
   return true;
 }

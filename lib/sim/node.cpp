@@ -62,17 +62,25 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   const std::string name = fmt::format("{}.{}", n.spec.name, n.incarnation);
   n.observer = std::make_unique<NodeObserver>(*this, n);
   n.gate = std::make_unique<Gate>(names_, n.observer.get());
+  n.gate_history = 0;  // a new gate: its history starts here
+  mix_history(n.gate_history, 0, n.incarnation);
   n.consumer = oracle_.new_consumer(n.index, name);
   for (ChannelIndex ch : n.scope) {
     const Offset b = baselines.at(ch);
     n.gate->add_channel(ch, b);
+    mix_history(n.gate_history, 1, ch, b);
     n.position[ch] = b;
     n.reported.erase(ch);
     oracle_.consume(n.consumer, ch, b);
   }
   n.gate->restore_resolution_state(n.committed_resolution);
+  for (const ResolutionEntry& e : n.committed_resolution) mix_history(n.gate_history, 2, e.channel, e.sender, e.seq);
   for (const auto& [ch, restated] : n.committed_custody) {
-    if (n.gate->consumes(ch)) n.gate->restore_custody(ch, restated);
+    if (!n.gate->consumes(ch)) continue;
+    n.gate->restore_custody(ch, restated);
+    // The restored clock is part of the gate's state (its stamps carry it): hash it.
+    for (const OffsetClaim& c : restated.offsets()) mix_history(n.gate_history, 7, ch, c.channel, c.offset);
+    for (const SeqClaim& c : restated.seqs()) mix_history(n.gate_history, 8, ch, c.channel, c.sender, c.seq);
   }
   n.sender = new_sender(name, n.spec.eos, n.gate.get());
   Sender& s = senders_[n.sender];
@@ -80,6 +88,7 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   for (ChannelIndex sink : n.spec.sinks) {
     const Offset end = logs_[sink].hwm();
     s.stamper->seed(sink, end);
+    mix_history(s.history, 1, sink, end);
     s.seeds[sink] = end - 1;
   }
   n.dirty = false;
@@ -155,8 +164,10 @@ void World::process_deliveries(Node& n) {
       n.dirty = true;
       CAUSAL_SIM_TRACE("deliver {} {} ({})", senders_[n.sender].name, describe(r), to_string(d.release));
       const SimRecord& rec = records_[r];
-      if (!n.spec.sinks.empty() && rec.hops < config_.max_hops &&
-          rng_.chance(static_cast<std::uint32_t>(n.spec.emit_per_mille))) {
+      if (!n.spec.sinks.empty() && rec.hops < config_.max_hops && config_.fixed_choices) {
+        if (n.spec.emit_per_mille > 0) send(n.sender, n.spec.sinks[rec.channel % n.spec.sinks.size()], rec.hops + 1, &n);
+      } else if (!n.spec.sinks.empty() && rec.hops < config_.max_hops &&
+                 rng_.chance(static_cast<std::uint32_t>(n.spec.emit_per_mille))) {
         const int k = 1 + static_cast<int>(rng_.below(2));
         const int hops = rec.hops + 1;
         for (int j = 0; j < k; ++j) send(n.sender, rng_.pick(n.spec.sinks), hops, &n);
@@ -185,6 +196,7 @@ void World::answer_lookups(Node& n) {
       CAUSAL_SIM_TRACE("lookup  {} {}#{} on {} -> {}", senders_[n.sender].name, names_.sender_name(req.sender),
                        req.seq, names_.channel_text(req.channel), located ? fmt::format("@{}", *located) : "not found");
       n.gate->answer_lookup(req, located);
+      mix_history(n.gate_history, 3, req.channel, req.sender, req.seq, located.value_or(kNoOffset));
       process_deliveries(n);
     }
   }
@@ -203,6 +215,9 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
     const RecordId r = logs_[ch].at(o).record;
     Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
     const bool kept = n.gate->receive(std::move(rcv));
+    // The record by its (sender, send number) name, not its RecordId (state_hash.cpp);
+    // `now` only feeds held-time figures.
+    mix_history(n.gate_history, 4, ch, o, senders_[records_[r].sender].id, records_[r].seq, config_.strip_clocks);
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);
   }
@@ -211,6 +226,7 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
   if (rep == n.reported.end() || rep->second != f.position) {
     n.reported[ch] = f.position;
     n.gate->position_advance(ch, f.position);
+    mix_history(n.gate_history, 5, ch, f.position);
     process_deliveries(n);
   }
   if (n.spec.lookups && n.gate->held_count() > 0) answer_lookups(n);
@@ -284,7 +300,7 @@ void World::grow(Node& n, ChannelIndex ch) {
   // late-joiner window); a node that has lookups may take any baseline.
   Offset b = 0;
   if (n.spec.lookups) {
-    switch (rng_.below(3)) {
+    switch (config_.fixed_choices ? 1 : rng_.below(3)) {
       case 0: b = 0; break;
       case 1: b = logs_[ch].lso(); break;
       default: b = logs_[ch].hwm(); break;
@@ -294,6 +310,7 @@ void World::grow(Node& n, ChannelIndex ch) {
   n.origin_baseline[ch] = b;
   n.committed[ch] = b;
   n.gate->add_channel(ch, b);
+  mix_history(n.gate_history, 1, ch, b);
   n.position[ch] = b;
   n.reported.erase(ch);
   oracle_.consume(n.consumer, ch, b);
@@ -309,8 +326,9 @@ void World::replay(Node& n, ChannelIndex ch) {
   // in the discarded queue is skipped.
   const Offset lo = n.gate->baseline(ch);
   const Offset hi = std::max(lo, n.gate->frontier(ch) + 1);
-  const Offset pos = rng_.between(lo, hi);
+  const Offset pos = config_.fixed_choices ? lo : rng_.between(lo, hi);
   n.gate->reassign(ch);
+  mix_history(n.gate_history, 6, ch);
   n.position[ch] = pos;
   n.reported.erase(ch);
   ++counters_.reassignments;

@@ -59,7 +59,8 @@ RecordId World::send(std::uint32_t si, ChannelIndex ch, int hops, Node* node) {
                    resolved.end());
   }
 
-  Clock clock = s.stamper->stamp_send(ch);
+  Clock clock = s.stamper->stamp_send(ch);  // reads the node's gate: its history goes in too
+  mix_history(s.history, 2, ch, node ? node->gate_history : 0);
   for (const SeqClaim& q : resolved) {
     const bool kept = std::any_of(clock.seqs().begin(), clock.seqs().end(), [&](const SeqClaim& c) {
       return c.channel == q.channel && c.sender == q.sender && c.seq <= q.seq;
@@ -123,6 +124,7 @@ bool World::ack(std::uint32_t si, ChannelIndex ch) {
   --s.in_flight;
   const SimRecord& rec = records_[r];
   s.stamper->acknowledged(ch, rec.seq, rec.offset);
+  mix_history(s.history, 3, ch, rec.seq, rec.offset);
   if (!s.transactional) s.knowledge.set(r);
   CAUSAL_SIM_TRACE("ack     {} #{} at {}@{}", s.name, rec.seq, names_.channel_text(ch), rec.offset);
   return true;
@@ -149,7 +151,10 @@ void World::end_txn(std::uint32_t si, bool commit) {
   } else {
     ++counters_.aborts;
   }
-  if (s.alive) s.stamper->transaction_ended();
+  if (s.alive) {
+    s.stamper->transaction_ended();
+    mix_history(s.history, 4);
+  }
   s.txn = kNoTxn;
   s.txn_sends.clear();
   s.txn_channels.clear();

@@ -12,4 +12,6 @@ set(CAUSAL_SIM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/attribution.cpp
   ${CMAKE_CURRENT_LIST_DIR}/scenarios.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/state_hash.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/explore.cpp
 )

@@ -125,6 +125,7 @@ bool World::start_source(std::uint32_t i) {
     for (ChannelIndex sink : src.spec.sinks) {
       const Offset end = logs_[sink].hwm();
       s.stamper->seed(sink, end);
+      mix_history(s.history, 1, sink, end);
       s.seeds[sink] = end - 1;
     }
   }
@@ -218,12 +219,17 @@ void World::apply(const Action& a) {
         source_end_txn(a.a, commit);
       } else if (src.spec.transactional && s.txn != kNoTxn && src.txn_left <= 0) {
         src.flushing = true;  // commit or abort: flush every send first
-        src.abort_pending = rng_.chance(static_cast<std::uint32_t>(src.spec.abort_per_mille));
+        src.abort_pending = config_.fixed_choices
+                                ? src.spec.abort_per_mille > 0 && src.sent >= src.spec.sends  // the last one
+                                : rng_.chance(static_cast<std::uint32_t>(src.spec.abort_per_mille));
         CAUSAL_SIM_TRACE("flush   {} ({} requested)", s.name, src.abort_pending ? "abort" : "commit");
       } else {
         if (src.spec.transactional && s.txn == kNoTxn)
-          src.txn_left = static_cast<int>(rng_.between(1, std::max(1, src.spec.max_txn)));
-        source_send(a.a, rng_.pick(src.spec.sinks));
+          src.txn_left = config_.fixed_choices
+                             ? std::clamp(src.spec.sends - src.sent, 1, std::max(1, src.spec.max_txn))
+                             : static_cast<int>(rng_.between(1, std::max(1, src.spec.max_txn)));
+        source_send(a.a, config_.fixed_choices ? src.spec.sinks[static_cast<std::size_t>(src.sent) % src.spec.sinks.size()]
+                                               : rng_.pick(src.spec.sinks));
         --src.txn_left;
       }
       break;
@@ -231,7 +237,7 @@ void World::apply(const Action& a) {
     case K::append: append(a.a, a.b); break;
     case K::ack: ack(a.a, a.b); break;
     case K::start: start_node(a.a); break;
-    case K::fetch: fetch(a.a, a.b, 1 + rng_.below(4)); break;
+    case K::fetch: fetch(a.a, a.b, config_.fixed_choices ? config_.fixed_fetch : 1 + rng_.below(4)); break;
     case K::commit: commit(a.a); break;
     case K::complete_flush: complete_flush(nodes_[a.a]); break;
     case K::crash:
@@ -257,7 +263,7 @@ void World::apply(const Action& a) {
     case K::replay: {
       Node& n = nodes_[a.a];
       --n.replays_left;
-      replay(n, rng_.pick(n.scope));
+      replay(n, config_.fixed_choices ? n.scope.front() : rng_.pick(n.scope));
       break;
     }
   }
@@ -282,6 +288,19 @@ bool World::step() {
   ++step_;
   apply(*chosen);
   return true;
+}
+
+std::size_t World::enabled_count() {
+  std::vector<Action> actions;
+  enabled_actions(actions);
+  return actions.size();
+}
+
+void World::step_event(std::size_t i) {
+  std::vector<Action> actions;
+  enabled_actions(actions);
+  ++step_;
+  apply(actions.at(i));
 }
 
 WorldResult World::run() {

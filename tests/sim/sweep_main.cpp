@@ -6,6 +6,9 @@
 //   (knobs: --channels --nodes --sources --sends --step-budget --faults --no-lookups
 //    --stateful-restarts --held-budget N)
 //   sim_sweep --seed N [--trace] [knobs]
+//   sim_sweep --exhaustive [--channels N] [--sends N] [--events LIST] [--joiner MODE]
+//             [--fetch N] [--max-states N] [--stop-at-first] [--expect ...]
+//   sim_sweep --exhaustive [bounds] --replay SCHEDULE
 //
 // --expect pass       exit 0 iff the sweep passed (no violation, no vacuous counter)
 // --expect violation  exit 0 iff some world violated the oracle (a mutant must be caught by
@@ -21,6 +24,7 @@
 #include <fmt/core.h>
 
 #include "causal/rules.hpp"
+#include "causal/sim/explore.hpp"
 #include "causal/sim/sweep.hpp"
 
 using namespace causal::sim;
@@ -46,6 +50,9 @@ int main(int argc, char** argv) {
   std::string expect = "pass";
   std::optional<std::uint64_t> single;
   bool trace = false;
+  bool exhaustive = false;
+  ExploreBounds bounds;
+  std::optional<std::string> replay;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -78,6 +85,26 @@ int main(int argc, char** argv) {
       const char* v = value();
       if (!v || !parse_u64(v, n) || n < 1 || n > 256) return usage("--jobs needs a number of threads, 1..256");
       opts.jobs = static_cast<unsigned>(n);
+    } else if (a == "--exhaustive") {
+      exhaustive = true;
+    } else if (a == "--events") {
+      const char* v = value();
+      std::string err;
+      if (!v || !parse_explore_events(v, bounds, err)) return usage(err.empty() ? "--events needs a list" : err.c_str());
+    } else if (a == "--joiner") {
+      const char* v = value();
+      const auto j = v ? parse_joiner(v) : std::nullopt;
+      if (!j) return usage("--joiner needs none|lso|lso-no-lookups");
+      bounds.joiner = *j;
+    } else if (a == "--fetch" || a == "--max-states") {
+      const char* v = value();
+      if (!v || !parse_u64(v, n) || n == 0) return usage("--fetch and --max-states need a positive number");
+      if (a == "--fetch") bounds.fetch = n;
+      if (a == "--max-states") bounds.max_states = n;
+    } else if (a == "--replay") {
+      const char* v = value();
+      if (!v || !parse_schedule(v)) return usage("--replay needs a schedule like 0.3.1");
+      replay = v;
     } else if (a == "--trace") {
       trace = true;
     } else if (a == "--stop-at-first") {
@@ -114,6 +141,45 @@ int main(int argc, char** argv) {
   }
   fmt::print("build: broken rule = {}\n",
              causal::rules::broken == causal::rules::Rule::none ? "none (production)" : "MUTANT");
+
+  if (exhaustive || replay) {
+    if (!exhaustive) return usage("--replay needs --exhaustive");
+    if (opts.knobs.channels) bounds.channels = *opts.knobs.channels;
+    if (opts.knobs.sends) bounds.sends = *opts.knobs.sends;
+    if (bounds.channels < 1 || bounds.channels > 3) return usage("--exhaustive: --channels must be 1..3");
+    if (bounds.sends < 1 || bounds.sends > 6) return usage("--exhaustive: --sends must be 1..6");
+    if (replay) {
+      std::string text, err;
+      const auto r = replay_schedule(bounds, *parse_schedule(*replay), &text, err);
+      std::fputs(text.c_str(), stdout);
+      if (!r) return usage(err.c_str());
+      fmt::print("{}\n", to_json(*r).dump(2));
+      if (expect == "violation" || expect == "failure") return r->ok() ? 1 : 0;
+      return r->ok() ? 0 : 1;
+    }
+    const ExploreResult r = explore(bounds, opts.stop_at_first, argv[0]);
+    std::fputs(format_summary(r).c_str(), stdout);
+    bool reproduced = false;
+    const std::string ce = counterexample_trace(r, reproduced);
+    if (!ce.empty()) fmt::print("shortest counterexample, step by step:\n{}", ce);
+    if (expect == "pass") return r.ok() ? 0 : 1;
+    bool crashed_only = true;
+    for (const Counterexample& c : r.counterexamples)
+      for (const Violation& v : c.violations)
+        if (v.kind != ViolationKind::crash) crashed_only = false;
+    if (expect == "violation") {
+      if (r.violations > 0 && !crashed_only && reproduced) {
+        fmt::print("expected: the explorer caught this build ({} events; the replay reproduces it)\n",
+                   r.counterexamples.front().schedule.size());
+        return 0;
+      }
+      fmt::print("UNEXPECTED: the explorer did not catch this build{}\n",
+                 r.violations == 0 ? "" : crashed_only ? " (only crashes)" : " (the counterexample does not replay)");
+      return 1;
+    }
+    if (expect == "failure") return r.ok() ? 1 : 0;
+    return usage("--expect needs pass|violation|failure");
+  }
 
   if (single) {
     std::string text;

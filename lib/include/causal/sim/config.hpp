@@ -78,6 +78,16 @@ struct WorldConfig {
   // a node pauses fetching channels whose blocked heads hold more than their share.
   // 0: no budget.
   std::uint32_t held_budget = 0;
+  // Explorer worlds (explore.hpp): every choice inside an event is fixed instead of drawn,
+  // so that the schedule is the only thing that varies: a transaction has max_txn sends
+  // (fewer if the source's sends run out); a source's k-th send goes to sinks[k mod n]; a
+  // transactional source's last transaction aborts iff abort_per_mille > 0, earlier ones
+  // commit; a fetch takes at most fixed_fetch records; a delivery at a node with sinks
+  // emits exactly one record, to sinks[channel mod n]; growth takes the LSO as baseline;
+  // a replay re-reads the first scope channel from its baseline. The world's Rng is then
+  // never drawn.
+  bool fixed_choices = false;
+  std::size_t fixed_fetch = 1;
 };
 
 // The fault mix a sweep draws from. Each flag enables one kind of event in generated worlds.

@@ -127,6 +127,9 @@ class Oracle {
   std::uint64_t inversions() const { return inversions_; }
   std::uint64_t pairs_checked() const { return pairs_checked_; }
   std::uint64_t deliveries() const { return deliveries_; }
+  // Hash of the truth and observations that decide future checks, with every RecordId r
+  // renamed canon[r] and records visited in `by_rank` order (state_hash.cpp).
+  std::uint64_t state_hash(const std::vector<std::uint32_t>& canon, const std::vector<RecordId>& by_rank) const;
 
  private:
   struct Rec {

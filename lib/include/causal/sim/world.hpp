@@ -74,6 +74,7 @@ struct Sender {
   Bits knowledge;                        // happens-before truth: what its next send follows
   std::vector<std::uint32_t> sends;      // by send number - 1
   std::map<ChannelIndex, Offset> seeds;  // end-offset seed claims (sink, e - 1)
+  std::uint64_t history = 0;             // hash of every call made on `stamper` (state_hash.cpp)
 };
 
 struct Source {
@@ -106,6 +107,12 @@ class ChannelPositions {
     if (ch >= set_.size() || !set_[ch]) throw std::out_of_range("no position on this channel");
     return pos_[ch];
   }
+  // f(ch, position) for every channel with a position, ascending.
+  template <class F>
+  void for_each(F f) const {
+    for (std::size_t ch = 0; ch < set_.size(); ++ch)
+      if (set_[ch]) f(static_cast<ChannelIndex>(ch), pos_[ch]);
+  }
 
  private:
   std::vector<Offset> pos_;
@@ -137,6 +144,7 @@ struct Node {
   int crashes_left = 0, aborts_left = 0, replays_left = 0;
   std::vector<ChannelIndex> growth_left;
   std::set<ChannelIndex> paused;  // by the hold budget (budget.cpp)
+  std::uint64_t gate_history = 0;  // hash of every call made on `gate` (state_hash.cpp)
 };
 
 // The result of running one world.
@@ -179,6 +187,16 @@ class World {
   bool complete_commit(std::uint32_t node);  // REQUIRES the node's sends all acknowledged
   bool crash(std::uint32_t node);
   bool restart(std::uint32_t node);
+
+  // --- the explorer's seam (explore.hpp) -------------------------------------------
+  // The events enabled now, in the scheduler's fixed enumeration order; step_event(i)
+  // applies the i-th of them (REQUIRES i < enabled_count()) where step() would draw one by
+  // weight. Deterministic choices come with WorldConfig::fixed_choices.
+  std::size_t enabled_count();
+  void step_event(std::size_t i);
+  // A hash of everything that decides the world's future as far as the oracle's checks go
+  // (state_hash.cpp says what is hashed and why that is enough).
+  std::uint64_t state_hash() const;
 
   // --- inspection ---------------------------------------------------------------
   const WorldConfig& config() const { return config_; }

@@ -1,0 +1,102 @@
+// The exhaustive explorer: every schedule of one small world, on the real Gate and Stamper.
+//
+// The random sweep samples worlds; it cannot say that no small world fails. The explorer
+// fixes one small world (explore_config: up to 3 channels, a transactional source whose
+// last transaction aborts, an idempotent source, one EOS relay, optionally a crash and
+// restart of the relay, a replay, and a late joiner at the LSO with or without lookups;
+// every choice inside an event fixed, WorldConfig::fixed_choices) and enumerates every
+// schedule: every order in which the enabled events can happen.
+//
+// Search: breadth-first over schedule length, stateless (a state is rebuilt by replaying
+// its schedule from the initial world), deduplicated on World::state_hash (sound: equal
+// hashes have equal futures as far as the checks go; state_hash.cpp says what is hashed).
+// Checks: the oracle's safety checks at every delivery of every transition, and at every
+// terminal state (nothing enabled) the drain checks: completeness, stalls (attributed
+// only for a late joiner without lookups held on frozen claims), EOS effects. Because the
+// search is breadth-first, the first violation found has a shortest schedule; it is
+// printed as a replayable schedule (`--replay`).
+//
+// Thread-safety: none; reentrant.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "causal/sim/config.hpp"
+#include "causal/sim/world.hpp"
+
+namespace causal::sim {
+
+enum class JoinerMode : std::uint8_t { none, lso, lso_no_lookups };
+const char* to_string(JoinerMode j);
+std::optional<JoinerMode> parse_joiner(const std::string& s);
+
+struct ExploreBounds {
+  int channels = 3;      // 1..3 (a/0, b/0, c/0)
+  int sends = 6;         // source records, both sources together: 1..6
+  bool abort = true;     // the transactional source's last transaction aborts
+  bool crash = true;     // the relay crashes once, then restarts from its committed positions
+  bool replay = false;   // the relay reassigns its first channel and re-reads it from its baseline
+  JoinerMode joiner = JoinerMode::lso_no_lookups;
+  std::size_t fetch = 1;              // records per fetch (1..64)
+  std::uint64_t max_states = 4'000'000;  // a search that would exceed it stops: incomplete, a failure
+  bool strip_clocks = false;          // test hook (WorldConfig::strip_clocks): must be caught
+};
+
+// Parses the optional events: "none", or a comma-separated list among abort, crash, replay
+// (each present is on, each absent off). Sets `error` and returns false on an unknown name.
+bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string& error);
+
+// The one world the bounds describe (documented in docs/verification.md, "The explorer").
+WorldConfig explore_config(const ExploreBounds& b);
+// The command-line options that rebuild `b` (for reproduction commands).
+std::string bounds_options(const ExploreBounds& b);
+
+using Schedule = std::vector<std::uint32_t>;  // the index of the chosen enabled event, per step
+std::string format_schedule(const Schedule& s);    // "0.3.1" ("-" when empty)
+std::optional<Schedule> parse_schedule(const std::string& s);
+
+struct Counterexample {
+  Schedule schedule;
+  bool at_drain = false;  // found by the drain checks at a terminal state, not at a delivery
+  std::vector<Violation> violations;
+};
+
+struct ExploreResult {
+  ExploreBounds bounds;
+  std::uint64_t states = 0;         // distinct states (by state hash), the initial one included
+  std::uint64_t transitions = 0;    // events applied from a distinct state
+  std::uint64_t terminal = 0;       // distinct terminal states, drain-checked
+  long double schedules = 0;        // complete schedules the distinct states stand for
+  bool schedules_exact = true;      // false: some paths reached a state after it was expanded
+  std::uint64_t depth = 0;          // the longest schedule
+  std::uint64_t violations = 0;     // transitions or terminal states that failed a check
+  std::uint64_t attributed = 0;     // terminal states with an attributed (frozen-claim) stall
+  std::vector<Counterexample> counterexamples;  // the first few, shortest first
+  bool complete = true;             // false: max_states reached (not a pass)
+  double seconds = 0;
+  std::string program = "causal simulate";
+  bool ok() const { return complete && violations == 0 && terminal > 0; }
+};
+
+ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::string& program);
+
+// Replays `schedule` on the bounds' world, writing the step-by-step trace to `trace`; when
+// the schedule ends in a terminal state, runs the drain checks too. An index that is not an
+// enabled event sets `error` and returns nullopt.
+std::optional<WorldResult> replay_schedule(const ExploreBounds& b, const Schedule& schedule, std::string* trace,
+                                           std::string& error);
+
+std::string replay_command(const ExploreResult& r, const Counterexample& c);
+// The step-by-step trace of the first (shortest) counterexample, replayed from its
+// schedule; `reproduced` says whether the replay fails the checks again (a counterexample
+// that does not replay would be a bug of the explorer). Empty when there is none.
+std::string counterexample_trace(const ExploreResult& r, bool& reproduced);
+std::string format_summary(const ExploreResult& r);
+nlohmann::json to_json(const ExploreResult& r);
+
+}  // namespace causal::sim
