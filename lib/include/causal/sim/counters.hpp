@@ -26,7 +26,7 @@ namespace causal::sim {
   X(position_advances,   true,  "position advances that raised a frontier (gate)")                 \
   X(position_remembered, true,  "positions reported while a head was held, applied later (gate)")  \
   X(replays_dropped,     true,  "replayed records dropped by the replay guard (gate)")             \
-  X(seq_claims_resolved, true,  "holds released by a delivered_seq advance (gate)")                \
+  X(seq_claims_resolved, true,  "blocking sequence claims satisfied by a delivered_seq advance (gate)") \
   X(seq_holds,           true,  "holds on a sequence claim (observer)")                            \
   X(seq_normalised,      true,  "resolved sequence claims dropped from a stamp")                   \
   X(txn_taught,          true,  "deliveries that taught an earlier send of the record's transaction") \
