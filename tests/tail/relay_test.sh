@@ -146,21 +146,19 @@ cin_caught_up() {
   got=$("$CAUSAL" explain --group "rc-$run" --topic "$cin" --format json 2>/dev/null | jq -r '.source.committed[0].offset')
   [[ $got == "$1" ]]
 }
-"$RELAY" "$B" "rc-$run" "txc-$run" "$cout" "$cin" 2>>"$TMP/relay-c.err" &
-relay=$!
-pids+=("$relay")
-for _ in $(seq 150); do cin_caught_up 1 && break; sleep 0.2; done
-cin_caught_up 1 && ok || bad "the relay did not commit x within 30 s: $(tail -3 "$TMP/relay-c.err")"
-kill -INT "$relay"
-wait "$relay"
+# One run of the relay on cin: start it, wait until it committed offset $1, stop it.
+relay_cin_round() {
+  "$RELAY" "$B" "rc-$run" "txc-$run" "$cout" "$cin" 2>>"$TMP/relay-c.err" &
+  relay=$!
+  pids+=("$relay")
+  for _ in $(seq 150); do cin_caught_up "$1" && break; sleep 0.2; done
+  cin_caught_up "$1" && ok || bad "$2 within 30 s: $(tail -3 "$TMP/relay-c.err")"
+  kill -INT "$relay"
+  wait "$relay"
+}
+relay_cin_round 1 "the relay did not commit x"
 "$CAUSAL" produce "$cin" <<<'{"value":"y"}' >/dev/null 2>&1 || bad "cannot produce y"
-"$RELAY" "$B" "rc-$run" "txc-$run" "$cout" "$cin" 2>>"$TMP/relay-c.err" &
-relay=$!
-pids+=("$relay")
-for _ in $(seq 150); do cin_caught_up 2 && break; sleep 0.2; done
-cin_caught_up 2 && ok || bad "the restarted relay did not commit y within 30 s: $(tail -3 "$TMP/relay-c.err")"
-kill -INT "$relay"
-wait "$relay"
+relay_cin_round 2 "the restarted relay did not commit y"
 claim=$(timeout 30 "$CAUSAL" tail -e --format jsonl "$cout" 2>/dev/null |
   jq -r --arg c "$cause" 'select(.value == "Y") | [.clock.claims[]? | select(.topic == $c and .partition == 0) | .offset] | max // "none"')
 [[ $claim == 5 ]] && ok || bad "after a restart the relay's effect of y claims cause/0 at '$claim', want 5 (custody restated)"
