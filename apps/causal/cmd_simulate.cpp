@@ -40,6 +40,7 @@ struct SimulateOptions {
   std::string joiner = "lso-no-lookups";
   std::size_t fetch = 1;
   std::uint64_t max_states = 4'000'000;
+  bool no_reduction = false;
   std::optional<std::string> replay;
 };
 
@@ -139,6 +140,7 @@ Outcome run_exhaustive(const SimulateOptions& o) {
   b.joiner = *joiner;
   b.fetch = o.fetch;
   b.max_states = o.max_states;
+  b.reduction = !o.no_reduction;
   if (o.replay) {
     const auto schedule = sim::parse_schedule(*o.replay);
     if (!schedule)
@@ -179,7 +181,7 @@ Outcome run_simulate(const SimulateOptions& o) {
     if (o.trace) return std::unexpected(usage_error("--exhaustive prints its counterexamples; --replay SCHEDULE prints one schedule"));
     if (o.nodes || o.sources || o.step_budget || o.no_lookups || o.stateful_restarts || o.faults != "all")
       return std::unexpected(usage_error("--exhaustive takes --channels, --sends, --events, --joiner, --fetch, "
-                                         "--max-states, --replay and --stop-at-first; the sweep's knobs do not apply"));
+                                         "--max-states, --no-reduction, --replay and --stop-at-first; the sweep's knobs do not apply"));
     return run_exhaustive(o);
   }
   if (o.replay) return std::unexpected(usage_error("--replay needs --exhaustive (and the same bounds)"));
@@ -335,6 +337,10 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                  "With --exhaustive: stop (and fail) after this many distinct states")
       ->default_str("4000000")
       ->check(whole_number(1))
+      ->needs(exhaustive);
+  sub.add_flag("--no-reduction", opts->no_reduction,
+               "With --exhaustive: expand every enabled event at every state (no partial-order "
+               "reduction); slower, same verdicts, shortest counterexamples")
       ->needs(exhaustive);
   sub.add_option("--replay", opts->replay,
                  "With --exhaustive and the same bounds: print the schedule (event indices, e.g. 0.3.1) "

@@ -112,6 +112,7 @@ std::string bounds_options(const ExploreBounds& b) {
                               }(),
                               to_string(b.joiner));
   if (b.fetch != 1) s += fmt::format(" --fetch {}", b.fetch);
+  if (!b.reduction) s += " --no-reduction";
   return s;
 }
 
@@ -188,12 +189,31 @@ ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::str
     for (std::uint32_t id : level) {
       const Schedule prefix = schedule_of(nodes, id);
       // Replayed once per child: the world is not copyable (it owns gates and stampers).
+      // The first replay also decides which events to expand: every enabled one, or with
+      // the reduction a persistent set of them (reduction.cpp).
       nodes[id].expanded = true;
-      std::size_t enabled = 1;
-      for (std::uint32_t choice = 0; choice < enabled; ++choice) {
-        World w(config);
-        for (std::uint32_t c : prefix) w.step_event(c);
-        if (choice == 0) enabled = w.enabled_count();
+      std::vector<std::size_t> expand;
+      std::optional<World> first(std::in_place, config);
+      for (std::uint32_t c : prefix) first->step_event(c);
+      const std::size_t enabled = first->enabled_count();
+      if (b.reduction) {
+        expand = first->persistent_set();
+      } else {
+        expand.resize(enabled);
+        for (std::size_t i = 0; i < enabled; ++i) expand[i] = i;
+      }
+      if (expand.size() < enabled) {
+        ++res.reduced;
+        res.pruned += enabled - expand.size();
+      }
+      for (std::size_t k = 0; k < expand.size(); ++k) {
+        const auto choice = static_cast<std::uint32_t>(expand[k]);
+        std::optional<World> again;
+        if (k > 0) {
+          again.emplace(config);
+          for (std::uint32_t c : prefix) again->step_event(c);
+        }
+        World& w = k == 0 ? *first : *again;
         ++res.transitions;
         Schedule s = prefix;
         s.push_back(choice);
@@ -302,8 +322,13 @@ std::string format_summary(const ExploreResult& r) {
   std::string s = fmt::format("explored {}\n", bounds_options(r.bounds));
   s += fmt::format("  distinct states      {}\n", r.states);
   s += fmt::format("  transitions          {}\n", r.transitions);
+  if (r.bounds.reduction)
+    s += fmt::format("  reduction            persistent sets: {} states expanded partly, {} enabled events pruned\n",
+                     r.reduced, r.pruned);
+  else
+    s += "  reduction            none (every enabled event expanded)\n";
   s += fmt::format("  terminal states      {} (drain-checked; {} with an attributed stall)\n", r.terminal, r.attributed);
-  s += fmt::format("  schedules covered    {}{:.0f}\n", r.schedules_exact ? "" : "at least ", static_cast<double>(r.schedules));
+  s += fmt::format("  schedules explored   {}{:.0f}\n", r.schedules_exact ? "" : "at least ", static_cast<double>(r.schedules));
   s += fmt::format("  longest schedule     {} events\n", r.depth);
   s += fmt::format("  violations           {}\n", r.violations);
   s += fmt::format("  time                 {:.1f} s\n", r.seconds);
@@ -321,9 +346,11 @@ nlohmann::json to_json(const ExploreResult& r) {
   nlohmann::json j;
   j["bounds"] = {{"channels", r.bounds.channels}, {"sends", r.bounds.sends},     {"abort", r.bounds.abort},
                  {"crash", r.bounds.crash},       {"replay", r.bounds.replay},   {"joiner", to_string(r.bounds.joiner)},
-                 {"fetch", r.bounds.fetch}};
+                 {"fetch", r.bounds.fetch},       {"reduction", r.bounds.reduction}};
   j["states"] = r.states;
   j["transitions"] = r.transitions;
+  j["states_reduced"] = r.reduced;
+  j["events_pruned"] = r.pruned;
   j["terminal_states"] = r.terminal;
   j["attributed_terminal_states"] = r.attributed;
   j["schedules"] = static_cast<double>(r.schedules);

@@ -29,6 +29,27 @@ void mix_history(std::uint64_t& h, std::uint64_t tag, V... v) {
   ((h = mix64(h, static_cast<std::uint64_t>(v))), ...);
 }
 
+// One schedulable event (world.cpp enumerates them; reduction.cpp reasons about them).
+struct World::Action {
+  enum class Kind : std::uint8_t {
+    source_step,
+    append,
+    ack,
+    start,
+    fetch,
+    commit,
+    complete_flush,
+    crash,
+    restart,
+    abort,
+    grow,
+    replay,
+  } kind;
+  std::uint32_t a;  // source, sender or node
+  std::uint32_t b;  // channel, where one applies
+  std::uint32_t weight;
+};
+
 // Buffers a node's deliveries (the gate forbids calling back into it from the observer;
 // the node processes them once the gate call returns) and counts holds by cause.
 class NodeObserver : public GateObserver {

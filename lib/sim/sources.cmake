@@ -14,4 +14,5 @@ set(CAUSAL_SIM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sweep.cpp
   ${CMAKE_CURRENT_LIST_DIR}/state_hash.cpp
   ${CMAKE_CURRENT_LIST_DIR}/explore.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduction.cpp
 )

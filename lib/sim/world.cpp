@@ -13,25 +13,6 @@
 
 namespace causal::sim {
 
-struct World::Action {
-  enum class Kind : std::uint8_t {
-    source_step,
-    append,
-    ack,
-    start,
-    fetch,
-    commit,
-    complete_flush,
-    crash,
-    restart,
-    abort,
-    grow,
-    replay,
-  } kind;
-  std::uint32_t a;  // source, sender or node
-  std::uint32_t b;  // channel, where one applies
-  std::uint32_t weight;
-};
 
 World::World(const WorldConfig& config, std::string* trace_out)
     : config_(config), trace_(trace_out), rng_(config.seed), oracle_(config.channels.size()) {

@@ -45,6 +45,7 @@ struct ExploreBounds {
   std::size_t fetch = 1;              // records per fetch (1..64)
   std::uint64_t max_states = 4'000'000;  // a search that would exceed it stops: incomplete, a failure
   bool strip_clocks = false;          // test hook (WorldConfig::strip_clocks): must be caught
+  bool reduction = true;              // partial-order reduction (persistent sets, reduction.cpp)
 };
 
 // Parses the optional events: "none", or a comma-separated list among abort, crash, replay
@@ -70,8 +71,11 @@ struct ExploreResult {
   ExploreBounds bounds;
   std::uint64_t states = 0;         // distinct states (by state hash), the initial one included
   std::uint64_t transitions = 0;    // events applied from a distinct state
+  std::uint64_t reduced = 0;        // states where the reduction expanded fewer than all enabled events
+  std::uint64_t pruned = 0;         // enabled events the reduction did not expand, summed over states
   std::uint64_t terminal = 0;       // distinct terminal states, drain-checked
-  long double schedules = 0;        // complete schedules the distinct states stand for
+  long double schedules = 0;        // complete schedules the distinct states stand for (with the
+                                    // reduction: the schedules explored, one per equivalence class or more)
   bool schedules_exact = true;      // false: some paths reached a state after it was expanded
   std::uint64_t depth = 0;          // the longest schedule
   std::uint64_t violations = 0;     // transitions or terminal states that failed a check

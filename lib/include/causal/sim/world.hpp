@@ -197,6 +197,11 @@ class World {
   // A hash of everything that decides the world's future as far as the oracle's checks go
   // (state_hash.cpp says what is hashed and why that is enough).
   std::uint64_t state_hash() const;
+  // The explorer's partial-order reduction (reduction.cpp): indices, ascending, into the
+  // enabled events, of a persistent set of this state (every index when the world is not
+  // one the reduction models). Expanding only these keeps every terminal state reachable
+  // and every safety verdict (docs/verification.md, "Partial-order reduction").
+  std::vector<std::size_t> persistent_set();
 
   // --- inspection ---------------------------------------------------------------
   const WorldConfig& config() const { return config_; }
@@ -220,9 +225,11 @@ class World {
   std::string describe(RecordId r) const;
   std::string describe(const Clock& c) const;
 
+ // The scheduler's events (internal.hpp); public so that reduction.cpp can name their kinds.
+  struct Action;
+
  private:
   friend class NodeObserver;
-  struct Action;
 
   // sender.cpp
   std::uint32_t new_sender(std::string name, bool transactional, const Gate* gate);
