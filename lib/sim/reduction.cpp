@@ -43,20 +43,21 @@ namespace {
 //   SX(k)      agent k's sender: stamper, open transaction, in-flight count, knowledge,
 //              seeds, liveness; for a source, its progress (started, sent, flushing).
 //   N(k)       node k: gate, positions, flags, commits, its consumers' deliveries, effects.
-//   LOCS(k)    agent k's list of sends (what a lookup's locate() reads).
-//   U(k, ch)   agent k's unappended queue on ch and the offsets its appends assign there
-//              (a lookup reads them). A send pushes at the back, an append pops the front:
-//              when both are enabled they commute, so a send does not write U.
+//   U(k, ch)   agent k's unappended queue on ch and the offsets its appends assign there.
+//              A lookup reads them: it answers with the offset of a send appended on the
+//              asked channel, and "not found" alike for a send not made and one not yet
+//              appended, so what it reads is the appends. A send pushes at the back of the
+//              queue, an append pops the front: when both are enabled they commute, so a send
+//              does not write U.
 // The unacknowledged queue is left out likewise: an append pushes at its back, an ack pops
 // its front, and an ack's other effects (stamper, in-flight count, knowledge) are SX.
-constexpr std::size_t kMaxChannels = 8, kMaxAgents = 16, kPerAgent = 3 + kMaxChannels;
+constexpr std::size_t kMaxChannels = 8, kMaxAgents = 16, kPerAgent = 2 + kMaxChannels;
 constexpr std::size_t kNames = 32, kTxn = 33, kAgentBase = 40;
 using Objects = std::bitset<kAgentBase + kMaxAgents * kPerAgent>;
 std::size_t L(ChannelIndex ch) { return ch; }
 std::size_t SX(std::uint32_t k) { return kAgentBase + k * kPerAgent; }
 std::size_t N(std::uint32_t k) { return SX(k) + 1; }
-std::size_t LOCS(std::uint32_t k) { return SX(k) + 2; }
-std::size_t U(std::uint32_t k, ChannelIndex ch) { return SX(k) + 3 + ch; }
+std::size_t U(std::uint32_t k, ChannelIndex ch) { return SX(k) + 2 + ch; }
 
 struct Footprint {
   Objects r, w;
@@ -161,10 +162,7 @@ std::vector<std::size_t> World::persistent_set() {
           f.w.set(SX(k));
           if (!src.started && src.spec.seeded)
             for (ChannelIndex sink : src.spec.sinks) f.r.set(L(sink));  // end-offset seeds read the HWM
-          if (src.sent < src.spec.sends) {
-            f.w.set(LOCS(k));
-            if (src.spec.transactional) f.w.set(kTxn);
-          }
+          if (src.sent < src.spec.sends && src.spec.transactional) f.w.set(kTxn);
           if (src.spec.transactional && (src.sent < src.spec.sends || s.txn != kNoTxn))
             for (ChannelIndex sink : src.spec.sinks) f.w.set(L(sink));  // end_txn: markers, outcomes
           break;
@@ -201,18 +199,13 @@ std::vector<std::size_t> World::persistent_set() {
         // Reads the log; deliveries are checked against the consumer's obligations on every
         // channel it consumes and the states of records there; they teach the node's sender,
         // whose emissions stamp (and may open a transaction); lookups read every sender's
-        // sends and appends.
+        // appends (on any channel: the world answers whatever the gate asks).
         f.w.set(N(k)).set(SX(k));
         for (ChannelIndex ch : scope) f.r.set(L(ch));
-        if (!n.spec.sinks.empty()) {
-          f.w.set(LOCS(k));
-          if (n.spec.eos) f.w.set(kTxn);
-        }
+        if (!n.spec.sinks.empty() && n.spec.eos) f.w.set(kTxn);
         if (n.spec.lookups) {
-          for (std::uint32_t j = 0; j < S + nodes_.size(); ++j) {
-            f.r.set(LOCS(j));
+          for (std::uint32_t j = 0; j < S + nodes_.size(); ++j)
             for (ChannelIndex ch = 0; ch < logs_.size(); ++ch) f.r.set(U(j, ch));
-          }
         }
         break;
       case Kind::commit: f.w.set(N(k)); break;
@@ -349,6 +342,32 @@ std::vector<std::size_t> World::persistent_set() {
 
   std::vector<Footprint> fps(universe.size());
   for (std::size_t i = 0; i < universe.size(); ++i) fps[i] = footprint(universe[i]);
+  // What an enabled name does the next time it happens, where that is narrower than all it
+  // may ever do. Only a source's step qualifies: which of start, send, flush or end of a
+  // transaction it performs is decided by the source's own progress, which only that step
+  // changes (acknowledgements only make an end of transaction enabled). Schedules that avoid
+  // T never take it, so whenever it is taken after them it does this; the closure adds the
+  // names dependent with this, not with everything the source will do later.
+  std::vector<Footprint> next = fps;
+  for (std::size_t i = 0; i < universe.size(); ++i) {
+    if (enabled_at[i] == SIZE_MAX || universe[i].kind != Kind::source_step) continue;
+    const std::uint32_t k = universe[i].agent;
+    const Source& src = sources_[k];
+    const Sender& s = senders_[src.sender];
+    Footprint f;
+    f.w.set(SX(k));
+    if (!src.started) {
+      if (src.spec.seeded)
+        for (ChannelIndex sink : src.spec.sinks) f.r.set(L(sink));
+    } else if (src.flushing) {
+      for (ChannelIndex sink : src.spec.sinks) f.w.set(L(sink));  // end_txn
+    } else if (src.spec.transactional && s.txn != kNoTxn && src.txn_left <= 0) {
+      // begins the flush: the source's own state only
+    } else if (src.spec.transactional && s.txn == kNoTxn) {
+      f.w.set(kTxn);  // a send that opens a transaction
+    }
+    next[i] = f;
+  }
 
   // --- the closure, from each enabled seed; the smallest result wins -------------------
   std::vector<std::size_t> best = all;
@@ -376,7 +395,7 @@ std::vector<std::size_t> World::persistent_set() {
       };
       if (enabled_at[t] != SIZE_MAX) {
         for (std::size_t u = 0; u < universe.size(); ++u)
-          if (!in[u] && conflict(fps[t], fps[u])) add(u);
+          if (!in[u] && conflict(next[t], fps[u])) add(u);
       } else {
         enablers.clear();
         nes(universe[t], enablers);
