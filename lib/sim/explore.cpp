@@ -259,6 +259,7 @@ ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::str
           continue;
         }
         ++res.terminal;
+        res.terminal_digest += h * 0x9e3779b97f4a7c15ULL + (h >> 29);  // order-free: a sum
         res.schedules += nodes[id].paths;
         const WorldResult r = w.finish(true);
         res.attributed += r.attributed.empty() ? 0 : 1;
@@ -327,7 +328,8 @@ std::string format_summary(const ExploreResult& r) {
                      r.reduced, r.pruned);
   else
     s += "  reduction            none (every enabled event expanded)\n";
-  s += fmt::format("  terminal states      {} (drain-checked; {} with an attributed stall)\n", r.terminal, r.attributed);
+  s += fmt::format("  terminal states      {} (drain-checked; {} with an attributed stall; digest {:016x})\n", r.terminal,
+                   r.attributed, r.terminal_digest);
   s += fmt::format("  schedules explored   {}{:.0f}\n", r.schedules_exact ? "" : "at least ", static_cast<double>(r.schedules));
   s += fmt::format("  longest schedule     {} events\n", r.depth);
   s += fmt::format("  violations           {}\n", r.violations);
@@ -353,6 +355,7 @@ nlohmann::json to_json(const ExploreResult& r) {
   j["events_pruned"] = r.pruned;
   j["terminal_states"] = r.terminal;
   j["attributed_terminal_states"] = r.attributed;
+  j["terminal_digest"] = fmt::format("{:016x}", r.terminal_digest);
   j["schedules"] = static_cast<double>(r.schedules);
   j["schedules_exact"] = r.schedules_exact;
   j["longest_schedule"] = r.depth;

@@ -189,7 +189,10 @@ void World::answer_lookups(Node& n) {
     for (const LookupRequest& req : fresh) {
       answered.push_back(req);
       std::optional<Offset> located;
-      if (auto r = locate(req.sender, req.seq)) {
+      // Only on a channel the node consumes (the gate asks for no other); the explorer's
+      // reduction (reduction.cpp) relies on a lookup reading nothing else.
+      const bool consumed = std::find(n.scope.begin(), n.scope.end(), req.channel) != n.scope.end();
+      if (auto r = consumed ? locate(req.sender, req.seq) : std::nullopt) {
         const SimRecord& rec = records_[*r];
         if (rec.channel == req.channel && rec.offset != kNoOffset) located = rec.offset;
       }

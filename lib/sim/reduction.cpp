@@ -39,7 +39,8 @@ namespace {
 //              LSO and markers, the states of the records on it and of their transactions,
 //              the consumers registered on it and their obligations (`need`) there.
 //   NAMES      sender and consumer id allocation (start, restart, an abort's restart).
-//   TXN        transaction id allocation (a transactional sender's first send of one).
+// (Transaction ids need no object: state_hash.cpp renames them by owner, so the order in
+// which two senders open transactions does not reach the state.)
 //   SX(k)      agent k's sender: stamper, open transaction, in-flight count, knowledge,
 //              seeds, liveness; for a source, its progress (started, sent, flushing).
 //   N(k)       node k: gate, positions, flags, commits, its consumers' deliveries, effects.
@@ -52,7 +53,7 @@ namespace {
 // The unacknowledged queue is left out likewise: an append pushes at its back, an ack pops
 // its front, and an ack's other effects (stamper, in-flight count, knowledge) are SX.
 constexpr std::size_t kMaxChannels = 8, kMaxAgents = 16, kPerAgent = 2 + kMaxChannels;
-constexpr std::size_t kNames = 32, kTxn = 33, kAgentBase = 40;
+constexpr std::size_t kNames = 32, kAgentBase = 40;
 using Objects = std::bitset<kAgentBase + kMaxAgents * kPerAgent>;
 std::size_t L(ChannelIndex ch) { return ch; }
 std::size_t SX(std::uint32_t k) { return kAgentBase + k * kPerAgent; }
@@ -162,7 +163,6 @@ std::vector<std::size_t> World::persistent_set() {
           f.w.set(SX(k));
           if (!src.started && src.spec.seeded)
             for (ChannelIndex sink : src.spec.sinks) f.r.set(L(sink));  // end-offset seeds read the HWM
-          if (src.sent < src.spec.sends && src.spec.transactional) f.w.set(kTxn);
           if (src.spec.transactional && (src.sent < src.spec.sends || s.txn != kNoTxn))
             for (ChannelIndex sink : src.spec.sinks) f.w.set(L(sink));  // end_txn: markers, outcomes
           break;
@@ -198,14 +198,13 @@ std::vector<std::size_t> World::persistent_set() {
       case Kind::fetch:
         // Reads the log; deliveries are checked against the consumer's obligations on every
         // channel it consumes and the states of records there; they teach the node's sender,
-        // whose emissions stamp (and may open a transaction); lookups read every sender's
-        // appends (on any channel: the world answers whatever the gate asks).
+        // whose emissions stamp; lookups read every sender's appends on the channels the node
+        // consumes (World::answer_lookups answers no other).
         f.w.set(N(k)).set(SX(k));
         for (ChannelIndex ch : scope) f.r.set(L(ch));
-        if (!n.spec.sinks.empty() && n.spec.eos) f.w.set(kTxn);
         if (n.spec.lookups) {
           for (std::uint32_t j = 0; j < S + nodes_.size(); ++j)
-            for (ChannelIndex ch = 0; ch < logs_.size(); ++ch) f.r.set(U(j, ch));
+            for (ChannelIndex ch : scope) f.r.set(U(j, ch));
         }
         break;
       case Kind::commit: f.w.set(N(k)); break;
@@ -363,11 +362,22 @@ std::vector<std::size_t> World::persistent_set() {
       for (ChannelIndex sink : src.spec.sinks) f.w.set(L(sink));  // end_txn
     } else if (src.spec.transactional && s.txn != kNoTxn && src.txn_left <= 0) {
       // begins the flush: the source's own state only
-    } else if (src.spec.transactional && s.txn == kNoTxn) {
-      f.w.set(kTxn);  // a send that opens a transaction
     }
+    (void)s;
     next[i] = f;
   }
+
+  // A source whose append or ack is in T, enabled: schedules that avoid T never take it, so
+  // the source keeps a send in flight and can never end a transaction; all its step can do
+  // on them is send or begin a flush, which touch its own sender only (a send's push on the
+  // queue commutes with the append).
+  Footprint pinned_step;
+  auto pinned = [&](std::size_t u) -> const Footprint& {
+    pinned_step = Footprint{};
+    pinned_step.w.set(SX(universe[u].agent));
+    return pinned_step;
+  };
+  std::vector<char> pin(S);
 
   // --- the closure, from each enabled seed; the smallest result wins -------------------
   std::vector<std::size_t> best = all;
@@ -377,9 +387,15 @@ std::vector<std::size_t> World::persistent_set() {
   for (std::size_t seed = 0; seed < universe.size() && best.size() > 1; ++seed) {
     if (enabled_at[seed] == SIZE_MAX) continue;
     std::fill(in.begin(), in.end(), 0);
+    std::fill(pin.begin(), pin.end(), 0);
     work.assign(1, seed);
     in[seed] = 1;
     std::size_t enabled_in = 1;
+    auto note_pin = [&](std::size_t u) {
+      const Name& n = universe[u];
+      if (enabled_at[u] != SIZE_MAX && n.agent < S && (n.kind == Kind::append || n.kind == Kind::ack)) pin[n.agent] = 1;
+    };
+    note_pin(seed);
     while (!work.empty() && enabled_in < best.size()) {
       const std::size_t t = work.back();
       work.pop_back();
@@ -390,12 +406,16 @@ std::vector<std::size_t> World::persistent_set() {
         }
         if (in[u]) return;
         in[u] = 1;
+        note_pin(u);
         work.push_back(u);
         if (enabled_at[u] != SIZE_MAX) ++enabled_in;
       };
       if (enabled_at[t] != SIZE_MAX) {
-        for (std::size_t u = 0; u < universe.size(); ++u)
-          if (!in[u] && conflict(next[t], fps[u])) add(u);
+        for (std::size_t u = 0; u < universe.size(); ++u) {
+          if (in[u]) continue;
+          const bool pinned_source = universe[u].kind == Kind::source_step && pin[universe[u].agent];
+          if (conflict(next[t], pinned_source ? pinned(u) : fps[u])) add(u);
+        }
       } else {
         enablers.clear();
         nes(universe[t], enablers);

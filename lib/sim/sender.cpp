@@ -37,6 +37,7 @@ RecordId World::send(std::uint32_t si, ChannelIndex ch, int hops, Node* node) {
   if (s.transactional && s.txn == kNoTxn) {
     s.txn = static_cast<TxnId>(txns_.size());
     txns_.push_back(TxnState::open);
+    txn_owner_.push_back(si);
   }
 
   // Sequence claims this node has resolved must not reach the stamp (protocol.md, "The

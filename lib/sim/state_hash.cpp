@@ -32,6 +32,11 @@
 //     a RecordId's value: the gate gets it as an opaque tag, and the world and the oracle
 //     use it as an index (the receive history hashes the (sender, send number) name too);
 //     only the order in which violation details would be listed can differ;
+//   - transaction ids are renamed likewise: a TxnId is the order in which transactions
+//     opened across all senders; each is replaced by the rank of (owner's SenderId, TxnId),
+//     a name that does not depend on how two senders' transactions interleaved (a sender's
+//     own transactions open in order). Nothing decides on a TxnId's value: it indexes the
+//     transaction table and tags log entries;
 //   - the Rng's next value (fixed_choices never draws from it; hashed so that a world that
 //     did could not be merged wrongly).
 // Left out: counters, the step number, trace text, attributed-stall lines (reporting only),
@@ -118,6 +123,16 @@ std::uint64_t World::state_hash() const {
   });
   std::vector<std::uint32_t> canon(records_.size());
   for (std::uint32_t k = 0; k < by_rank.size(); ++k) canon[by_rank[k]] = k;
+  // The canonical name of every transaction: the rank of (owner's SenderId, TxnId).
+  std::vector<TxnId> txn_by_rank(txns_.size());
+  for (TxnId t = 0; t < txn_by_rank.size(); ++t) txn_by_rank[t] = t;
+  std::sort(txn_by_rank.begin(), txn_by_rank.end(), [&](TxnId x, TxnId y) {
+    const SenderId sx = senders_[txn_owner_[x]].id, sy = senders_[txn_owner_[y]].id;
+    return sx != sy ? sx < sy : x < y;
+  });
+  std::vector<std::uint32_t> txn_canon(txns_.size());
+  for (std::uint32_t k = 0; k < txn_by_rank.size(); ++k) txn_canon[txn_by_rank[k]] = k;
+  const auto txn = [&](TxnId t) -> std::uint64_t { return t == kNoTxn ? kNoTxn : txn_canon[t]; };
   Hasher h;
   for (const Log& l : logs_) {
     h(static_cast<std::uint64_t>(l.hwm()));
@@ -125,17 +140,18 @@ std::uint64_t World::state_hash() const {
       const LogEntry& e = l.at(o);
       h(static_cast<std::uint64_t>(e.kind));
       h(e.kind == EntryKind::business ? canon[e.record] : 0);
-      h(e.txn);
+      h(txn(e.txn));
     }
   }
-  h.seq(txns_);
+  h(txns_.size());
+  for (TxnId t : txn_by_rank) h(static_cast<std::uint64_t>(txns_[t]));
   h(records_.size());
   for (RecordId id : by_rank) {
     const SimRecord& r = records_[id];
     h(r.channel);
     h(r.sender);
     h(r.seq);
-    h(r.txn);
+    h(txn(r.txn));
     h(static_cast<std::uint64_t>(r.offset));
     h(static_cast<std::uint64_t>(r.hops));
     h.clock(r.clock);
@@ -144,7 +160,7 @@ std::uint64_t World::state_hash() const {
   for (const Sender& s : senders_) {
     h(s.id);
     h(s.alive);
-    h(s.txn);
+    h(txn(s.txn));
     h.ids(s.txn_sends, canon);
     h.seq(s.txn_channels);
     for (const auto* queues : {&s.unappended, &s.unacked}) {

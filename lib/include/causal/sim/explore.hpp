@@ -74,6 +74,8 @@ struct ExploreResult {
   std::uint64_t reduced = 0;        // states where the reduction expanded fewer than all enabled events
   std::uint64_t pruned = 0;         // enabled events the reduction did not expand, summed over states
   std::uint64_t terminal = 0;       // distinct terminal states, drain-checked
+  std::uint64_t terminal_digest = 0;  // an order-free digest of their state hashes: the reduction
+                                      // must reach the same set as the full search
   long double schedules = 0;        // complete schedules the distinct states stand for (with the
                                     // reduction: the schedules explored, one per equivalence class or more)
   bool schedules_exact = true;      // false: some paths reached a state after it was expanded

@@ -266,6 +266,7 @@ class World {
   Oracle oracle_;
   std::vector<Log> logs_;
   std::vector<TxnState> txns_;
+  std::vector<std::uint32_t> txn_owner_;  // TxnId -> index into senders_ (state_hash.cpp renames TxnIds)
   std::vector<SimRecord> records_;
   std::deque<Sender> senders_;
   std::vector<std::uint32_t> sender_of_id_;  // SenderId -> index into senders_
