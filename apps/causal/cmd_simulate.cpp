@@ -41,6 +41,7 @@ struct SimulateOptions {
   std::size_t fetch = 1;
   std::uint64_t max_states = 4'000'000;
   bool no_reduction = false;
+  std::optional<int> q_sends;
   std::optional<std::string> replay;
 };
 
@@ -141,6 +142,11 @@ Outcome run_exhaustive(const SimulateOptions& o) {
   b.fetch = o.fetch;
   b.max_states = o.max_states;
   b.reduction = !o.no_reduction;
+  if (o.q_sends) {
+    if (*o.q_sends > b.sends)
+      return std::unexpected(usage_error(fmt::format("--q-sends {} exceeds --sends {}", *o.q_sends, b.sends)));
+    b.q_sends = *o.q_sends;
+  }
   if (o.replay) {
     const auto schedule = sim::parse_schedule(*o.replay);
     if (!schedule)
@@ -181,7 +187,8 @@ Outcome run_simulate(const SimulateOptions& o) {
     if (o.trace) return std::unexpected(usage_error("--exhaustive prints its counterexamples; --replay SCHEDULE prints one schedule"));
     if (o.nodes || o.sources || o.step_budget || o.no_lookups || o.stateful_restarts || o.faults != "all")
       return std::unexpected(usage_error("--exhaustive takes --channels, --sends, --events, --joiner, --fetch, "
-                                         "--max-states, --no-reduction, --replay and --stop-at-first; the sweep's knobs do not apply"));
+                                         "--q-sends, --max-states, --no-reduction, --replay and --stop-at-first; the sweep's knobs do "
+                                         "not apply"));
     return run_exhaustive(o);
   }
   if (o.replay) return std::unexpected(usage_error("--replay needs --exhaustive (and the same bounds)"));
@@ -329,6 +336,11 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                 ->default_str("lso-no-lookups")
                 ->needs(exhaustive),
             {ValueCompletion::Kind::one_of, {"none", "lso", "lso-no-lookups"}});
+  sub.add_option("--q-sends", opts->q_sends,
+                 "With --exhaustive: how many of the --sends records the idempotent source q sends "
+                 "(0..6, at most --sends; default a third, rounded down)")
+      ->check(CLI::Range(0, 6))
+      ->needs(exhaustive);
   sub.add_option("--fetch", opts->fetch, "With --exhaustive: records per fetch (1..64)")
       ->default_str("1")
       ->check(CLI::Range(1, 64))

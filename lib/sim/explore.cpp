@@ -63,7 +63,7 @@ WorldConfig explore_config(const ExploreBounds& b) {
   const ChannelIndex a = 0, second = n >= 2 ? 1 : 0, third = n >= 3 ? 2 : 0;
   std::vector<ChannelIndex> both = {a};
   if (second != a) both.push_back(second);
-  const int q_sends = b.sends / 3;
+  const int q_sends = b.q_sends >= 0 ? std::min(b.q_sends, b.sends) : b.sends / 3;
   // p: transactional, two sends per transaction alternating between its sinks, so a
   // transaction writes a/0 then b/0 (a sequence claim on a/0 rides on the b/0 record).
   c.sources.push_back({"p", true, both, b.sends - q_sends, 2, b.abort ? 1000 : 0, true, 0});
@@ -111,6 +111,7 @@ std::string bounds_options(const ExploreBounds& b) {
                                 return e.empty() ? std::string("none") : e.substr(1);
                               }(),
                               to_string(b.joiner));
+  if (b.q_sends >= 0) s += fmt::format(" --q-sends {}", b.q_sends);
   if (b.fetch != 1) s += fmt::format(" --fetch {}", b.fetch);
   if (!b.reduction) s += " --no-reduction";
   return s;
@@ -346,7 +347,8 @@ std::string format_summary(const ExploreResult& r) {
 
 nlohmann::json to_json(const ExploreResult& r) {
   nlohmann::json j;
-  j["bounds"] = {{"channels", r.bounds.channels}, {"sends", r.bounds.sends},     {"abort", r.bounds.abort},
+  j["bounds"] = {{"channels", r.bounds.channels}, {"sends", r.bounds.sends},     {"q_sends", r.bounds.q_sends},
+                 {"abort", r.bounds.abort},
                  {"crash", r.bounds.crash},       {"replay", r.bounds.replay},   {"joiner", to_string(r.bounds.joiner)},
                  {"fetch", r.bounds.fetch},       {"reduction", r.bounds.reduction}};
   j["states"] = r.states;

@@ -7,7 +7,7 @@
 //    --stateful-restarts --held-budget N)
 //   sim_sweep --seed N [--trace] [knobs]
 //   sim_sweep --exhaustive [--channels N] [--sends N] [--events LIST] [--joiner MODE]
-//             [--fetch N] [--max-states N] [--no-reduction] [--stop-at-first] [--expect ...]
+//             [--q-sends N] [--fetch N] [--max-states N] [--no-reduction] [--stop-at-first] [--expect ...]
 //   sim_sweep --exhaustive [bounds] --replay SCHEDULE
 //
 // --expect pass       exit 0 iff the sweep passed (no violation, no vacuous counter)
@@ -101,6 +101,10 @@ int main(int argc, char** argv) {
       if (!v || !parse_u64(v, n) || n == 0) return usage("--fetch and --max-states need a positive number");
       if (a == "--fetch") bounds.fetch = n;
       if (a == "--max-states") bounds.max_states = n;
+    } else if (a == "--q-sends") {
+      const char* v = value();
+      if (!v || !parse_u64(v, n) || n > 6) return usage("--q-sends needs a number, 0..6");
+      bounds.q_sends = static_cast<int>(n);
     } else if (a == "--no-reduction") {
       bounds.reduction = false;
     } else if (a == "--replay") {

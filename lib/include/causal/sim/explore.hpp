@@ -38,6 +38,7 @@ std::optional<JoinerMode> parse_joiner(const std::string& s);
 struct ExploreBounds {
   int channels = 3;      // 1..3 (a/0, b/0, c/0)
   int sends = 6;         // source records, both sources together: 1..6
+  int q_sends = -1;      // of which the idempotent source q sends (0..sends); -1: sends / 3
   bool abort = true;     // the transactional source's last transaction aborts
   bool crash = true;     // the relay crashes once, then restarts from its committed positions
   bool replay = false;   // the relay reassigns its first channel and re-reads it from its baseline
