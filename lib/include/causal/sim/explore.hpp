@@ -9,12 +9,16 @@
 //
 // Search: breadth-first over schedule length, stateless (a state is rebuilt by replaying
 // its schedule from the initial world), deduplicated on World::state_hash (sound: equal
-// hashes have equal futures as far as the checks go; state_hash.cpp says what is hashed).
+// hashes have equal futures as far as the checks go; state_hash.cpp says what is hashed),
+// and by default reduced: from each state only a persistent set of the enabled events is
+// expanded (World::persistent_set, reduction.cpp), which reaches every terminal state and
+// every verdict of the full search (ExploreBounds::reduction = false runs the full one).
 // Checks: the oracle's safety checks at every delivery of every transition, and at every
 // terminal state (nothing enabled) the drain checks: completeness, stalls (attributed
-// only for a late joiner without lookups held on frozen claims), EOS effects. Because the
-// search is breadth-first, the first violation found has a shortest schedule; it is
-// printed as a replayable schedule (`--replay`).
+// only for a late joiner without lookups held on frozen claims), EOS effects. The first
+// violation found is printed as a replayable schedule (`--replay`); with stop_at_first it
+// is a shortest one (breadth-first; with the reduction, then shortened by a full search of
+// the shorter schedules, see explore()).
 //
 // Thread-safety: none; reentrant.
 #pragma once
@@ -84,12 +88,20 @@ struct ExploreResult {
   std::uint64_t violations = 0;     // transitions or terminal states that failed a check
   std::uint64_t attributed = 0;     // terminal states with an attributed (frozen-claim) stall
   std::vector<Counterexample> counterexamples;  // the first few, shortest first
+  bool shortest = false;            // with the reduction and stop_at_first: the counterexample is a
+                                    // shortest of all schedules (a full search of shorter ones found
+                                    // none, or found it); without the reduction, always shortest
+  std::uint64_t shortening_states = 0;  // states that full search of shorter schedules visited
   bool complete = true;             // false: max_states reached (not a pass)
   double seconds = 0;
   std::string program = "causal simulate";
   bool ok() const { return complete && violations == 0 && terminal > 0; }
 };
 
+// With stop_at_first and the reduction, a counterexample found is then shortened: a full
+// search (no reduction) of every schedule shorter than it returns the shortest one there
+// is, so the printed counterexample is a shortest one either way (unless that search hits
+// max_states: `shortest` says).
 ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::string& program);
 
 // Replays `schedule` on the bounds' world, writing the step-by-step trace to `trace`; when
