@@ -17,7 +17,11 @@
 //     private state is a function of the calls made on it, which `history` hashes in order
 //     (with the node's gate history at each stamp, since stamp_send reads the gate);
 //   - sources: every field the scheduler and apply() read;
-//   - nodes: every field the scheduler, fetches, commits and restarts read, and
+//   - nodes: every field the scheduler, fetches, commits and restarts read (what a node
+//     committed, i.e. positions, resolution state, custody and knowledge, only while an
+//     incarnation may still start from it: before its start, while it is down, while a crash
+//     or abort is left or pending, or when a joiner copies it; the deliveries not yet
+//     committed only at an EOS node, the only kind that turns them into effects), and
 //     `gate_history`: the Gate is deterministic and its state a function of the calls made
 //     on it since it was built (add_channel, restore_resolution_state, receive,
 //     position_advance, answer_lookup, reassign), hashed in order. The `now` passed to
@@ -190,22 +194,32 @@ std::uint64_t World::state_hash() const {
     h.seq(n.scope);
     n.position.for_each([&](ChannelIndex ch, Offset p) { h(ch), h(p); });
     h.map(n.reported);
-    h.map(n.committed);
     h.map(n.origin_baseline);
-    h(n.committed_resolution.size());
-    for (const ResolutionEntry& e : n.committed_resolution) h(e.channel), h(e.sender), h(e.seq);
-    h(n.committed_custody.size());
-    for (const auto& [ch, k] : n.committed_custody) {
-      h(ch);
-      for (const OffsetClaim& c : k.offsets()) h(c.channel), h(c.offset);
-      for (const SeqClaim& c : k.seqs()) h(c.channel), h(c.sender), h(c.seq);
+    // What a node committed is read only when an incarnation starts from it (a restart, an
+    // abort's restart, a joiner copying it): dead once none of those can happen again.
+    const bool copied = std::any_of(config_.nodes.begin(), config_.nodes.end(), [&](const NodeSpec& x) {
+      return x.kind == NodeKind::joiner_committed && x.copy_of == n.index;
+    });
+    const bool restarts = !n.started || !n.up || n.crashes_left > 0 || n.aborts_left > 0 || n.abort_pending || copied;
+    h(restarts);
+    if (restarts) {
+      h.map(n.committed);
+      h(n.committed_resolution.size());
+      for (const ResolutionEntry& e : n.committed_resolution) h(e.channel), h(e.sender), h(e.seq);
+      h(n.committed_custody.size());
+      for (const auto& [ch, k] : n.committed_custody) {
+        h(ch);
+        for (const OffsetClaim& c : k.offsets()) h(c.channel), h(c.offset);
+        for (const SeqClaim& c : k.seqs()) h(c.channel), h(c.sender), h(c.seq);
+      }
+      h.bits(n.committed_knowledge, canon);
     }
     h.seq(std::vector<ChannelIndex>(n.paused.begin(), n.paused.end()));
     h(n.dirty);
     h(n.flushing);
     h(n.abort_pending);
-    h.ids(n.uncommitted_effects, canon);
-    h.bits(n.committed_knowledge, canon);
+    // The deliveries since the last commit become committed effects only at an EOS node.
+    if (n.spec.eos) h.ids(n.uncommitted_effects, canon);
     h(static_cast<std::uint64_t>(n.crashes_left));
     h(static_cast<std::uint64_t>(n.aborts_left));
     h(static_cast<std::uint64_t>(n.replays_left));
