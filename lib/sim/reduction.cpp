@@ -352,18 +352,15 @@ std::vector<std::size_t> World::persistent_set() {
     if (enabled_at[i] == SIZE_MAX || universe[i].kind != Kind::source_step) continue;
     const std::uint32_t k = universe[i].agent;
     const Source& src = sources_[k];
-    const Sender& s = senders_[src.sender];
     Footprint f;
     f.w.set(SX(k));
     if (!src.started) {
       if (src.spec.seeded)
-        for (ChannelIndex sink : src.spec.sinks) f.r.set(L(sink));
+        for (ChannelIndex sink : src.spec.sinks) f.r.set(L(sink));  // seeds read the HWM
     } else if (src.flushing) {
-      for (ChannelIndex sink : src.spec.sinks) f.w.set(L(sink));  // end_txn
-    } else if (src.spec.transactional && s.txn != kNoTxn && src.txn_left <= 0) {
-      // begins the flush: the source's own state only
+      for (ChannelIndex sink : src.spec.sinks) f.w.set(L(sink));  // end_txn: markers, outcomes
     }
-    (void)s;
+    // Otherwise a send or the start of a flush: the source's own sender only.
     next[i] = f;
   }
 

@@ -225,7 +225,7 @@ class World {
   std::string describe(RecordId r) const;
   std::string describe(const Clock& c) const;
 
- // The scheduler's events (internal.hpp); public so that reduction.cpp can name their kinds.
+  // The scheduler's events (internal.hpp); public so that reduction.cpp can name their kinds.
   struct Action;
 
  private:
