@@ -397,7 +397,7 @@ nlohmann::json to_json(const ExploreResult& r) {
   j["complete"] = r.complete;
   j["seconds"] = r.seconds;
   j["ok"] = r.ok();
-  j["shortest"] = !r.bounds.reduction || r.shortest;
+  j["shortest"] = !r.bounds.reduction || r.shortest || r.counterexamples.empty();
   nlohmann::json ces = nlohmann::json::array();
   for (const Counterexample& c : r.counterexamples) {
     nlohmann::json vs = nlohmann::json::array();
