@@ -97,10 +97,10 @@ class ChannelPositions {
  public:
   Offset& operator[](ChannelIndex ch) {
     if (ch >= set_.size()) {
-      set_.resize(ch + 1, false);
+      set_.resize(ch + 1, 0);
       pos_.resize(ch + 1, 0);
     }
-    set_[ch] = true;
+    set_[ch] = 1;
     return pos_[ch];
   }
   Offset at(ChannelIndex ch) const {
@@ -116,7 +116,7 @@ class ChannelPositions {
 
  private:
   std::vector<Offset> pos_;
-  std::vector<bool> set_;
+  std::vector<std::uint8_t> set_;  // bytes, not std::vector<bool>: read at every step
 };
 
 struct Node {
