@@ -195,8 +195,10 @@ void World::enabled_actions(std::vector<Action>& out) {
       if (senders_[n.sender].in_flight == 0) out.push_back({K::complete_flush, i, 0, 20});
       continue;
     }
+    const bool any_paused = !n.paused.empty();  // nearly always false: no tree lookup per channel
     for (ChannelIndex ch : n.scope) {
-      if (n.position.at(ch) < logs_[ch].lso() && !n.paused.contains(ch)) out.push_back({K::fetch, i, ch, 12});
+      if (n.position.at(ch) < logs_[ch].lso() && !(any_paused && n.paused.contains(ch)))
+        out.push_back({K::fetch, i, ch, 12});
     }
     if (n.dirty) out.push_back({K::commit, i, 0, 3});
     if (n.crashes_left > 0) out.push_back({K::crash, i, 0, 1});
