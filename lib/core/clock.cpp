@@ -11,9 +11,10 @@ namespace {
 // A lambda rather than a function, so that every algorithm it is passed to inlines it.
 constexpr auto channel_less = [](const OffsetClaim& a, const OffsetClaim& b) { return a.channel < b.channel; };
 
-bool seq_key_less(const SeqClaim& a, const SeqClaim& b) {
+// A lambda too: as a function, std::sort called it through a pointer (0.8% of the sweep).
+constexpr auto seq_key_less = [](const SeqClaim& a, const SeqClaim& b) {
   return a.channel != b.channel ? a.channel < b.channel : a.sender < b.sender;
-}
+};
 
 // Sorts offset claims by channel, fast for what a decoder appends: one ascending run per
 // topic block, the blocks in topic-name order rather than id order. Those few ascending

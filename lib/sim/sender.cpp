@@ -88,7 +88,7 @@ RecordId World::send(std::uint32_t si, ChannelIndex ch, int hops, Node* node) {
                     fmt::format("stamper of {} numbered send {} as {}", s.name, s.sends.size(), records_[r].seq));
   }
   s.unappended[ch].push_back(r);
-  ++s.in_flight;
+  if (s.in_flight++ == 0) busy_senders_.insert(std::lower_bound(busy_senders_.begin(), busy_senders_.end(), si), si);
   if (s.txn != kNoTxn) {
     s.txn_sends.push_back(r);
     if (std::find(s.txn_channels.begin(), s.txn_channels.end(), ch) == s.txn_channels.end())
@@ -122,7 +122,7 @@ bool World::ack(std::uint32_t si, ChannelIndex ch) {
   if (!s.alive || it == s.unacked.end() || it->second.empty()) return false;
   const RecordId r = it->second.front();
   it->second.pop_front();
-  --s.in_flight;
+  if (--s.in_flight == 0) std::erase(busy_senders_, si);
   const SimRecord& rec = records_[r];
   s.stamper->acknowledged(ch, rec.seq, rec.offset);
   mix_history(s.history, 3, ch, rec.seq, rec.offset);
@@ -170,6 +170,7 @@ void World::kill_sender(std::uint32_t si) {
     q.clear();
   }
   s.unacked.clear();
+  if (s.in_flight != 0) std::erase(busy_senders_, si);
   s.in_flight = 0;
   s.alive = false;
   s.stamper.reset();

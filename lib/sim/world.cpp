@@ -149,17 +149,18 @@ void World::enabled_actions(std::vector<Action>& out) {
     }
     if (enabled) out.push_back({K::source_step, i, 0, (!src.started && src.spec.start_delay) ? 1u : 10u});
   }
-  // senders_ and nodes_ are deques: walked by iterator, not indexed (indexing a deque
-  // costs a division per access, and this runs at every step).
-  std::uint32_t si = 0;
-  for (auto it = senders_.begin(); it != senders_.end(); ++it, ++si) {
-    const Sender& s = *it;
-    if (!s.alive || s.in_flight == 0) continue;
+  // Only senders with sends in flight can append or acknowledge (busy_senders_, ascending,
+  // so the actions come in the order a walk over every sender gave them).
+  for (std::uint32_t si : busy_senders_) {
+    const Sender& s = senders_[si];
+    if (!s.alive) continue;
     for (const auto& [ch, q] : s.unappended)
       if (!q.empty()) out.push_back({K::append, si, ch, 10});
     for (const auto& [ch, q] : s.unacked)
       if (!q.empty()) out.push_back({K::ack, si, ch, 8});
   }
+  // nodes_ is a deque: walked by iterator, not indexed (indexing a deque costs a division
+  // per access, and this runs at every step).
   std::uint32_t i = 0;
   for (auto it = nodes_.begin(); it != nodes_.end(); ++it, ++i) {
     const Node& n = *it;
@@ -176,8 +177,10 @@ void World::enabled_actions(std::vector<Action>& out) {
       if (senders_[n.sender].in_flight == 0) out.push_back({K::complete_flush, i, 0, 20});
       continue;
     }
+    const bool any_paused = !n.paused.empty();  // nearly always false: no tree lookup per channel
     for (ChannelIndex ch : n.scope) {
-      if (n.position.at(ch) < logs_[ch].lso() && !n.paused.contains(ch)) out.push_back({K::fetch, i, ch, 12});
+      if (n.position.at(ch) < logs_[ch].lso() && !(any_paused && n.paused.contains(ch)))
+        out.push_back({K::fetch, i, ch, 12});
     }
     if (n.dirty) out.push_back({K::commit, i, 0, 3});
     if (n.crashes_left > 0) out.push_back({K::crash, i, 0, 1});
