@@ -162,17 +162,18 @@ Outcome run_tail(const TailOptions& o) {
   co.lookups = !o.no_lookup;
   co.max_held_bytes = o.max_held_bytes;
   co.max_transaction_duration = std::chrono::milliseconds(o.max_txn_ms);
-  // Throughput (-X overrides any of these). Every partition's fetch queue forwards into the
-  // one consumer queue, and librdkafka 2.0 compares that shared queue's length with
+  // Memory and throughput (-X overrides any of these). Every partition's fetch queue forwards
+  // into the one consumer queue, and librdkafka 2.0 compares that shared queue's length with
   // queued.min.messages: at its default (100000) all partitions stopped fetching whenever
-  // 100000 records of any partitions were queued, and the loop then waited on an empty queue
-  // for about half of a 1M-record read. So the record count does not bound prefetch here;
-  // queued.max.messages.kbytes (payload bytes, also shared) does, and 2 MiB partition fetches
-  // keep responses small enough to be parsed while the previous one is consumed.
-  co.extra_defaults = {{"fetch.max.bytes", "104857600"},
-                       {"max.partition.fetch.bytes", "2097152"},
+  // 100000 records of any partitions were queued. So the record count does not bound the
+  // prefetch here; queued.max.messages.kbytes (payload bytes, also shared) does, overshot by
+  // at most one fetch response (fetch.max.bytes). Both are small: when the queue runs dry the
+  // host wakes the fetcher at once (lib/kafka/fetch_wake.cpp) instead of waiting out
+  // librdkafka's one-second backoff, so a small queue no longer costs throughput.
+  co.extra_defaults = {{"fetch.max.bytes", "8388608"},
+                       {"max.partition.fetch.bytes", "1048576"},
                        {"queued.min.messages", "1000000"},
-                       {"queued.max.messages.kbytes", "32768"}};
+                       {"queued.max.messages.kbytes", "8192"}};
 
   RecordWriter::Settings ws;
   ws.format = o.format;

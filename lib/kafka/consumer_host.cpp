@@ -122,6 +122,13 @@ std::vector<std::pair<std::string, std::string>> consumer_defaults(const Consume
 
 namespace {
 
+// How long the local queue stays empty before the fetcher is woken (fetch_wake.cpp): longer
+// than librdkafka takes to move a parsed fetch response into the queue, so a fetch already
+// under way is not cancelled, and short beside the one-second sleep it replaces.
+constexpr std::chrono::milliseconds kFetchWakeAfter{10};
+// How long poll() waits to fill a batch it has started (see there).
+constexpr std::chrono::milliseconds kBatchTopUp{1};
+
 std::int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -462,8 +469,49 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
   }
   const int generation = im.generations;
-  ssize_t n = rd_kafka_consume_batch_queue(im.queue, static_cast<int>(im.opts.poll_timeout.count()),
-                                           im.batch.data(), im.batch.size());
+  // What is queued already, without waiting; when nothing is, wait for one record (a batch
+  // call that waits does so until its batch is full: it would delay a live record by
+  // poll_timeout, and leave the fetcher asleep as long). Once the queue has stayed empty for
+  // kFetchWakeAfter (across calls, so a short poll_timeout gets there too), the fetcher is
+  // asleep with records left to fetch, or there are none: wake it (fetch_wake.cpp, which
+  // tells the two apart) and wait the rest of poll_timeout.
+  ssize_t n = rd_kafka_consume_batch_queue(im.queue, 0, im.batch.data(), im.batch.size());
+  if (n == 0) {
+    using steady = std::chrono::steady_clock;
+    const auto now = steady::now();
+    if (!im.dry_since) im.dry_since = now;
+    const auto wake_at = *im.dry_since + kFetchWakeAfter;
+    const auto deadline = now + im.opts.poll_timeout;
+    auto ms_until = [](steady::time_point t) {
+      const auto d = std::chrono::ceil<std::chrono::milliseconds>(t - steady::now());
+      return static_cast<int>(std::max<std::int64_t>(d.count(), 0));
+    };
+    rd_kafka_message_t* first = nullptr;
+    if (wake_at > now) first = rd_kafka_consume_queue(im.queue, ms_until(std::min(wake_at, deadline)));
+    if (!first && steady::now() >= wake_at) {
+      im.wake_fetcher();
+      first = rd_kafka_consume_queue(im.queue, ms_until(deadline));
+    }
+    if (first) {
+      im.batch[0] = first;
+      n = 1;
+    }
+  }
+  if (n > 0) {
+    im.dry_since.reset();
+    // A short batch: the fetcher is ahead by less than a batch. Let it queue more for
+    // kBatchTopUp and take that too, so that a consumer level with its fetcher takes records
+    // in batches, not a few per round (each round costs a position query over every
+    // partition, and tail a write(2)), at the cost of that much latency for a trickle. A
+    // sleep, not a waiting batch call: librdkafka wakes a waiting consumer at every record
+    // it queues, which cost more system time than the records' processing.
+    if (static_cast<std::size_t>(n) < im.batch.size() / 2) {
+      std::this_thread::sleep_for(kBatchTopUp);
+      const ssize_t more = rd_kafka_consume_batch_queue(im.queue, 0, im.batch.data() + n,
+                                                        im.batch.size() - static_cast<std::size_t>(n));
+      n += std::max<ssize_t>(more, 0);
+    }
+  }
   if (im.member && im.generations != generation) {
     // A rebalance ran inside this call: the records returned before it belong to the old
     // generation and may lie past the new baselines, where the bridge at receive would
@@ -578,6 +626,13 @@ std::expected<void, Error> ConsumerHost::poll() {
   return {};
 }
 
+bool ConsumerHost::Impl::fetched(ChannelId c) const {
+  std::int64_t low = 0, high = 0;
+  return rd_kafka_get_watermark_offsets(rk.get(), host->names_.channel_topic(c).c_str(), host->names_.channel_partition(c),
+                                        &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+         high >= 0;
+}
+
 bool ConsumerHost::caught_up() const {
   if (impl_->member && impl_->generations == 0) return false;  // not yet part of the group
   if (impl_->opts.lookups && gate_->held_count() > 0) {
@@ -592,7 +647,14 @@ bool ConsumerHost::caught_up() const {
   for (const auto& p : plan_) {
     const auto& st = impl_->chans[p.channel];
     if (st.failed) continue;
-    if (std::max(st.baseline, st.reported) >= st.lso) continue;
+    if (std::max(st.baseline, st.reported) >= st.lso) {
+      // Nothing to read below the LSO, but only once the partition has been fetched: a
+      // record, an end-of-partition event or a fetch response's watermark. Before that, an
+      // error that refuses the read (authorisation, say) may still be on its way, and
+      // exiting 0 would hide it.
+      if (st.returned >= 0 || st.eof >= 0 || impl_->fetched(p.channel)) continue;
+      return false;
+    }
     if (!st.budget_paused) return false;
     paused_behind = true;
   }

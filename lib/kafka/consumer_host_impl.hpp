@@ -46,6 +46,7 @@ struct ConsumerHost::Impl : GateObserver {
     std::size_t held_bytes = 0;  // hold budget: what the gate holds of this channel
     bool budget_paused = false;  // paused by the hold budget (not by fail_closed)
     Offset refetch_until = kNoOffset;  // records below it were dropped while paused: no position signal until received
+    Offset woken_at = kNoOffset;  // Ch::returned when fetch_wake.cpp last woke the fetcher for it
   };
   std::vector<Ch> chans;  // by ChannelId
   rd_kafka_topic_partition_list_t* positions = nullptr;
@@ -100,6 +101,14 @@ struct ConsumerHost::Impl : GateObserver {
   // Over the budget, a record of channel c (not awaited) arrived: pauses c and returns true
   // (the caller drops the record, to be fetched again after the resume).
   bool pause_mid_batch(ChannelId c);
+  // Whether a fetch response for c has come (librdkafka's cached high watermark is set).
+  bool fetched(ChannelId c) const;
+  // --- the fetch wake (fetch_wake.cpp) -----------------------------------------------
+  // After a consume call that found the local queue empty: seeks the channels the fetcher
+  // has not finished to Ch::returned, which wakes librdkafka's broker thread at once.
+  void wake_fetcher();
+  std::vector<ChannelId> wake_cache;
+  std::optional<std::chrono::steady_clock::time_point> dry_since;  // the queue empty since (poll)
   // Charged before gate.receive; discharged when delivered or dropped as a replay.
   void charge(ChannelId c, const rd_kafka_message_t* m);
   void discharge(ChannelId c, const rd_kafka_message_t* m);
