@@ -626,6 +626,14 @@ std::expected<void, Error> ConsumerHost::poll() {
   return {};
 }
 
+ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans) {
+  ListPtr l(rd_kafka_topic_partition_list_new(static_cast<int>(std::max<std::size_t>(chans.size(), 1))));
+  for (ChannelId c : chans) {
+    rd_kafka_topic_partition_list_add(l.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
+  }
+  return l;
+}
+
 bool ConsumerHost::Impl::fetched(ChannelId c) const {
   std::int64_t low = 0, high = 0;
   return rd_kafka_get_watermark_offsets(rk.get(), host->names_.channel_topic(c).c_str(), host->names_.channel_partition(c),

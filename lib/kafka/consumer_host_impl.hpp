@@ -19,6 +19,9 @@
 
 namespace causal::kafka {
 
+// The list of `chans` (topic, partition), offsets unset, in the order given.
+ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans);
+
 struct ConsumerHost::Impl : GateObserver {
   // The main handle's opaque: its log callbacks see a ClientLog, the rebalance callback the
   // Impl behind it.

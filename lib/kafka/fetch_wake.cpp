@@ -43,11 +43,8 @@ void ConsumerHost::Impl::wake_fetcher() {
     woken.push_back(c);
   }
   if (woken.empty()) return;
-  ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(woken.size()))};
-  for (ChannelId c : woken) {
-    rd_kafka_topic_partition_list_add(l.get(), host->names_.channel_topic(c).c_str(), host->names_.channel_partition(c))
-        ->offset = chans[c].returned;
-  }
+  ListPtr l = list_of(host->names_, woken);
+  for (int i = 0; i < l->cnt; ++i) l->elems[i].offset = chans[woken[static_cast<std::size_t>(i)]].returned;
   if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), l.get(), 0)) rd_kafka_error_destroy(e);
 }
 

@@ -31,14 +31,6 @@ void rebalance_cb(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition
   log->impl->rebalance(err, parts);
 }
 
-// The list of `chans` (topic, partition), offsets unset.
-ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans) {
-  ListPtr l(rd_kafka_topic_partition_list_new(static_cast<int>(std::max<std::size_t>(chans.size(), 1))));
-  for (ChannelId c : chans) {
-    rd_kafka_topic_partition_list_add(l.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
-  }
-  return l;
-}
 
 }  // namespace
 

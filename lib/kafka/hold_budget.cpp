@@ -112,21 +112,14 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
     }
   }
 
-  auto list_of = [&](const std::vector<ChannelId>& cs) {
-    ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(cs.size()))};
-    for (ChannelId c : cs) {
-      rd_kafka_topic_partition_list_add(l.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
-    }
-    return l;
-  };
   if (!paused_now.empty()) {
-    ListPtr l = list_of(paused_now);
+    ListPtr l = list_of(names, paused_now);
     rd_kafka_pause_partitions(rk.get(), l.get());
     for (ChannelId c : paused_now) chans[c].budget_paused = true;
     budget_stats.pauses += paused_now.size();
   }
   if (!resumed_now.empty()) {
-    ListPtr l = list_of(resumed_now);
+    ListPtr l = list_of(names, resumed_now);
     rd_kafka_resume_partitions(rk.get(), l.get());
     for (int i = 0; i < l->cnt; ++i) {
       const Ch& st = chans[resumed_now[i]];
