@@ -9,21 +9,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-B=$(cat "$BUILD/test-broker/bootstrap" 2>/dev/null)
-[[ -n $B ]] || { echo "FAIL no test broker: $BUILD/test-broker/bootstrap is missing (run under the kafka_broker fixture)"; exit 1; }
-export CAUSAL_BROKERS=$B
-TMP=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
+source "$SRC/tests/tail/broker_lib.sh"
 run=$$-$RANDOM
-topic() { CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create --topic "$1" --partitions "$2" >/dev/null 2>&1 || bad "cannot create topic $1"; }
+topic() { create_topic "$1" "$2" || bad "cannot create topic $1"; }
 # committed GROUP TOPIC: "partition=offset,resolution_state" lines of explain's JSON, sorted.
 committed() { "$CAUSAL" explain --group "$1" --topic "$2" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset),\(.resolution_state)"' | sort; }
 # ends TOPIC PARTITIONS: "partition=high watermark,true" for every partition, sorted.

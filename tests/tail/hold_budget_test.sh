@@ -10,19 +10,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-B=$(cat "$BUILD/test-broker/bootstrap" 2>/dev/null)
-[[ -n $B ]] || { echo "FAIL no test broker: $BUILD/test-broker/bootstrap is missing (run under the kafka_broker fixture)"; exit 1; }
-export CAUSAL_BROKERS=$B
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
+source "$SRC/tests/tail/broker_lib.sh"
 t=hold-budget-$$-$RANDOM
-CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create \
-  --topic "$t" --partitions 4 >/dev/null 2>&1 || { echo "FAIL cannot create topic $t"; exit 1; }
+create_topic "$t" 4 || { echo "FAIL cannot create topic $t"; exit 1; }
 N=40000
 awk -v n=$N 'BEGIN { for (i = 0; i < n; i++) printf "%0100d\n", i }' | "$CAUSAL" produce --input text "$t/0" >/dev/null 2>&1 ||
   bad "cannot produce to $t/0"

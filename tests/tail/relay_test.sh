@@ -22,25 +22,12 @@ CAUSAL=${1:?causal binary}
 RELAY=${2:?relay binary}
 SRC=${3:?source dir}
 BUILD=${4:?build dir}
-B=$(cat "$BUILD/test-broker/bootstrap" 2>/dev/null)
-[[ -n $B ]] || { echo "FAIL no test broker: $BUILD/test-broker/bootstrap is missing (run under the kafka_broker fixture)"; exit 1; }
-export CAUSAL_BROKERS=$B
-TMP=$(mktemp -d)
-pids=()
-trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
+source "$SRC/tests/tail/broker_lib.sh"
 run=$$-$RANDOM
 in=relay-in-$run
 out=relay-out-$run
 for t in "$in" "$out"; do
-  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create \
-    --topic "$t" --partitions 2 >/dev/null 2>&1 || bad "cannot create topic $t"
+  create_topic "$t" 2 || bad "cannot create topic $t"
 done
 # caught_up: the relay group's commits equal the input's high watermarks.
 caught_up() {
@@ -135,8 +122,7 @@ cin=relay-cin-$run
 cout=relay-cout-$run
 cause=relay-cause-$run
 for t in "$cin" "$cout"; do
-  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create \
-    --topic "$t" --partitions 1 >/dev/null 2>&1 || bad "cannot create topic $t"
+  create_topic "$t" 1 || bad "cannot create topic $t"
 done
 hdr=$("$CAUSAL" encode "origin=src-$run:1 $cause/0@5") || bad "causal encode failed"
 printf '{"value":"x","headers":[{"name":"causal.clock","value":"%s","value_encoding":"base64"}]}\n' "$hdr" |
