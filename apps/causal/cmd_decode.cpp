@@ -364,7 +364,9 @@ class KcatParser {
 // members from JsonNames (tail_format.hpp).
 class Printer {
  public:
-  Printer(const DecodeOptions& o, Names& names) : o_(o), names_(names), json_names_(names) {}
+  Printer(const DecodeOptions& o, Names& names) : o_(o), names_(names), json_names_(names) {
+    output::widen_pipe(1);
+  }
 
   // One decoded record. `clock` is null when the record has no causal.clock header.
   void record(const Where& w, const Clock* clock, std::size_t size) {

@@ -1,5 +1,6 @@
 #include "output.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +42,13 @@ bool flush() {
     return false;
   }
   return !failed();
+}
+
+void widen_pipe(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+  int now = ::fcntl(fd, F_GETPIPE_SZ);
+  if (now >= 0 && now < kPipeBytes) (void)::fcntl(fd, F_SETPIPE_SZ, kPipeBytes);  // refusal: keep it
 }
 
 void write_failed(int errno_value) { note(errno_value); }

@@ -33,6 +33,14 @@ void init();
 // Flushes stdout. False once any write to standard output has failed (now or earlier).
 bool flush();
 
+// When fd is a pipe, asks the kernel to grow its buffer to kPipeBytes (1 MiB, the default
+// fs.pipe-max-size) if it is smaller. A 64 KiB pipe makes a writer of hundreds of MB block
+// and wake its reader every 64 KiB; measured on `causal tail | wc -l` over 1M records it was
+// a third of the wall time. Best effort: a refusal (a lower pipe-max-size, the per-user
+// pipe limit) leaves the pipe as it was and is not an error. Changes nothing else.
+inline constexpr int kPipeBytes = 1 << 20;
+void widen_pipe(int fd);
+
 // Records a failed write(2) on fd 1 by a writer that bypasses stdio.
 void write_failed(int errno_value);
 

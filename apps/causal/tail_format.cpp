@@ -324,6 +324,7 @@ void append_millis(fmt::memory_buffer& out, std::int64_t micros) {
 
 RecordWriter::RecordWriter(Settings s, Names& names) : settings_(std::move(s)), names_(names), json_names_(names) {
   out_.reserve(kFlushAt * 2);
+  output::widen_pipe(settings_.fd);
 }
 
 void RecordWriter::write_out() {
