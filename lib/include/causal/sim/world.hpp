@@ -280,6 +280,10 @@ class World {
   std::vector<std::string> attributed_;
   std::uint64_t step_ = 0;
   std::vector<Action> actions_;  // step()'s scratch list, kept to reuse its allocation
+  // Scratch buffers kept to reuse their allocations: fetch()'s records, send()'s resolved
+  // sequence claims.
+  std::vector<Offset> fetched_;
+  std::vector<SeqClaim> resolved_;
 };
 
 }  // namespace causal::sim
