@@ -30,24 +30,21 @@ bool Log::has_open(TxnId txn) const {
   return std::any_of(open_.begin(), open_.end(), [txn](const auto& p) { return p.first == txn; });
 }
 
-Log::Fetched Log::fetch(Offset from, std::size_t max_records, std::span<const TxnState> txns) const {
-  Fetched f{{}, from};
+Offset Log::fetch(Offset from, std::size_t max_records, std::span<const TxnState> txns,
+                  std::vector<Offset>& records) const {
+  records.clear();
   const Offset end = lso();
   Offset o = from;
-  for (; o < end && f.records.size() < max_records; ++o) {
+  for (; o < end && records.size() < max_records; ++o) {
     const LogEntry& e = at(o);
     if (e.kind != EntryKind::business) continue;                          // marker: consumer-skipped
     if (e.txn != kNoTxn && txns[e.txn] == TxnState::aborted) continue;    // aborted: skipped
-    f.records.push_back(o);
+    records.push_back(o);
   }
   // Past the last record returned, read_committed also moves past trailing skips up to the
   // next business record or the LSO; a real consumer does this on its next (empty) poll.
-  if (f.records.size() == max_records) {
-    f.position = f.records.back() + 1;
-  } else {
-    f.position = std::max(o, from);
-  }
-  return f;
+  if (records.size() == max_records) return records.back() + 1;
+  return std::max(o, from);
 }
 
 }  // namespace causal::sim

@@ -211,10 +211,11 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
   const Offset pos = n.position[ch];
   if (pos >= logs_[ch].lso()) return false;
   check_budget(n, ch);
-  const Log::Fetched f = logs_[ch].fetch(pos, max_records, txns_);
+  std::vector<Offset>& fetched = fetched_;  // nothing below fetches again
+  const Offset next = logs_[ch].fetch(pos, max_records, txns_, fetched);
   CAUSAL_SIM_TRACE("fetch   {} {} from {}: {} records, position {}", senders_[n.sender].name, names_.channel_text(ch),
-                   pos, f.records.size(), f.position);
-  for (Offset o : f.records) {
+                   pos, fetched.size(), next);
+  for (Offset o : fetched) {
     const RecordId r = logs_[ch].at(o).record;
     Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
     const bool kept = n.gate->receive(std::move(rcv));
@@ -224,12 +225,12 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);
   }
-  n.position[ch] = f.position;
+  n.position[ch] = next;
   auto rep = n.reported.find(ch);
-  if (rep == n.reported.end() || rep->second != f.position) {
-    n.reported[ch] = f.position;
-    n.gate->position_advance(ch, f.position);
-    mix_history(n.gate_history, 5, ch, f.position);
+  if (rep == n.reported.end() || rep->second != next) {
+    n.reported[ch] = next;
+    n.gate->position_advance(ch, next);
+    mix_history(n.gate_history, 5, ch, next);
     process_deliveries(n);
   }
   if (n.spec.lookups && n.gate->held_count() > 0) answer_lookups(n);

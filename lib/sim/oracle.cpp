@@ -122,10 +122,9 @@ void Oracle::delivered(ConsumerId id, RecordId b) {
   }
   c.last[rb.channel] = rb.offset;
 
-  // Pairs a -> b this delivery checks: ancestors the consumer must deliver.
-  pairs_checked_ += Bits::count_and(rb.ancestors, c.need);
-
-  Bits::for_each_and_not(rb.ancestors, c.need, c.delivered, [&](std::size_t ai) {
+  // Pairs a -> b this delivery checks: ancestors the consumer must deliver (counted), and
+  // among them those not delivered yet (each a violation).
+  pairs_checked_ += Bits::count_and_for_each_and_not(rb.ancestors, c.need, c.delivered, [&](std::size_t ai) {
     const auto a = static_cast<RecordId>(ai);
     const Rec& ra = recs_[a];
     if (ra.state != RecordState::committed) return;  // pending: cannot be an ancestor yet

@@ -42,7 +42,8 @@ RecordId World::send(std::uint32_t si, ChannelIndex ch, int hops, Node* node) {
 
   // Sequence claims this node has resolved must not reach the stamp (protocol.md, "The
   // stamp"): collect the ones custody holds, to count those the stamper dropped.
-  std::vector<SeqClaim> resolved;
+  std::vector<SeqClaim>& resolved = resolved_;  // nothing below sends again
+  resolved.clear();
   if (node && node->gate) {
     const Gate& g = *node->gate;
     for (ChannelId c : g.scope()) {

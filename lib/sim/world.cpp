@@ -28,6 +28,7 @@ World::World(const WorldConfig& config, std::string* trace_out)
     src.sender = new_sender(spec.name, spec.transactional, nullptr);
     sources_.push_back(std::move(src));
   }
+  nodes_.reserve(config_.nodes.size());  // never grown after this (world.hpp)
   for (std::size_t i = 0; i < config_.nodes.size(); ++i) {
     nodes_.emplace_back();
     nodes_.back().spec = config_.nodes[i];
@@ -159,11 +160,9 @@ void World::enabled_actions(std::vector<Action>& out) {
     for (const auto& [ch, q] : s.unacked)
       if (!q.empty()) out.push_back({K::ack, si, ch, 8});
   }
-  // nodes_ is a deque: walked by iterator, not indexed (indexing a deque costs a division
-  // per access, and this runs at every step).
-  std::uint32_t i = 0;
-  for (auto it = nodes_.begin(); it != nodes_.end(); ++it, ++i) {
-    const Node& n = *it;
+  const Log* const logs = logs_.data();
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
     if (!n.started) {
       if (n.spec.kind == NodeKind::joiner_committed && !nodes_[n.spec.copy_of].started) continue;
       out.push_back({K::start, i, 0, is_joiner(n.spec.kind) ? 1u : 40u});
@@ -177,10 +176,15 @@ void World::enabled_actions(std::vector<Action>& out) {
       if (senders_[n.sender].in_flight == 0) out.push_back({K::complete_flush, i, 0, 20});
       continue;
     }
-    const bool any_paused = !n.paused.empty();  // nearly always false: no tree lookup per channel
-    for (ChannelIndex ch : n.scope) {
-      if (n.position.at(ch) < logs_[ch].lso() && !(any_paused && n.paused.contains(ch)))
-        out.push_back({K::fetch, i, ch, 12});
+    // Every scope channel has a position (ChannelPositions::data). Paused channels are
+    // nearly always none: then no tree lookup per channel.
+    const Offset* const position = n.position.data();
+    if (n.paused.empty()) {
+      for (ChannelIndex ch : n.scope)
+        if (position[ch] < logs[ch].lso()) out.push_back({K::fetch, i, ch, 12});
+    } else {
+      for (ChannelIndex ch : n.scope)
+        if (position[ch] < logs[ch].lso() && !n.paused.contains(ch)) out.push_back({K::fetch, i, ch, 12});
     }
     if (n.dirty) out.push_back({K::commit, i, 0, 3});
     if (n.crashes_left > 0) out.push_back({K::crash, i, 0, 1});

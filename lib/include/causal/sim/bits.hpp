@@ -35,32 +35,24 @@ class Bits {
     for (auto x : w_) n += static_cast<std::size_t>(__builtin_popcountll(x));
     return n;
   }
-  // |a & b|. Counted inline (bit-slicing): without -mpopcnt, __builtin_popcountll is a
-  // library call per word, and the oracle counts one word range per delivery.
-  static std::uint64_t count_and(const Bits& a, const Bits& b) {
+  // Returns |a & b| and calls f(i) for every i set in (a & b & ~c), ascending: both in one
+  // walk over the words (the oracle's check at every delivery). Counted inline
+  // (bit-slicing): without -mpopcnt, __builtin_popcountll is a library call per word.
+  template <class F>
+  static std::uint64_t count_and_for_each_and_not(const Bits& a, const Bits& b, const Bits& c, F f) {
     const std::size_t n = a.w_.size() < b.w_.size() ? a.w_.size() : b.w_.size();
     std::uint64_t total = 0;
     for (std::size_t k = 0; k < n; ++k) {
-      std::uint64_t x = a.w_[k] & b.w_[k];
-      x = x - ((x >> 1) & 0x5555555555555555ULL);
+      const std::uint64_t both = a.w_[k] & b.w_[k];
+      if (both == 0) continue;
+      std::uint64_t x = both - ((both >> 1) & 0x5555555555555555ULL);
       x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
       x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
       total += (x * 0x0101010101010101ULL) >> 56;
+      for (std::uint64_t y = both & ~c.word(k); y != 0; y &= y - 1)
+        f(k * 64 + static_cast<std::size_t>(__builtin_ctzll(y)));
     }
     return total;
-  }
-  // Calls f(i) for every i set in (a & b & ~c), ascending.
-  template <class F>
-  static void for_each_and_not(const Bits& a, const Bits& b, const Bits& c, F f) {
-    const std::size_t n = a.w_.size() < b.w_.size() ? a.w_.size() : b.w_.size();
-    for (std::size_t k = 0; k < n; ++k) {
-      std::uint64_t x = a.w_[k] & b.w_[k] & ~c.word(k);
-      while (x) {
-        const int bit = __builtin_ctzll(x);
-        f(k * 64 + static_cast<std::size_t>(bit));
-        x &= x - 1;
-      }
-    }
   }
   // Calls f(i) for every i set in (a & ~b), ascending.
   template <class F>

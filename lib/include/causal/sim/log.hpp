@@ -46,12 +46,12 @@ class Log {
   void txn_closed(TxnId txn);
   bool has_open(TxnId txn) const;
 
-  struct Fetched {
-    std::vector<Offset> records;  // business records of committed or non-transactional sends
-    Offset position;              // the consumer's next position
-  };
+  // Replaces `records` with the business records of committed or non-transactional sends
+  // from `from` on, and returns the consumer's next position. `records` is the caller's, so
+  // that a buffer kept across fetches makes them allocate nothing.
   // REQUIRES: 0 <= from <= hwm(), max_records >= 1.
-  Fetched fetch(Offset from, std::size_t max_records, std::span<const TxnState> txns) const;
+  Offset fetch(Offset from, std::size_t max_records, std::span<const TxnState> txns,
+               std::vector<Offset>& records) const;
 
  private:
   std::vector<LogEntry> entries_;

@@ -42,6 +42,7 @@
 #include "causal/sim/log.hpp"
 #include "causal/sim/oracle.hpp"
 #include "causal/sim/rng.hpp"
+#include "causal/sim/send_queues.hpp"
 
 namespace causal::sim {
 
@@ -69,7 +70,7 @@ struct Sender {
   TxnId txn = kNoTxn;                    // open transaction
   std::vector<std::uint32_t> txn_sends;  // RecordIds of the open transaction
   std::vector<ChannelIndex> txn_channels;
-  std::map<ChannelIndex, std::deque<std::uint32_t>> unappended, unacked;
+  SendQueues unappended, unacked;        // RecordIds by channel: not yet appended / not yet acked
   std::size_t in_flight = 0;
   Bits knowledge;                        // happens-before truth: what its next send follows
   std::vector<std::uint32_t> sends;      // by send number - 1
@@ -107,6 +108,10 @@ class ChannelPositions {
     if (ch >= set_.size() || !set_[ch]) throw std::out_of_range("no position on this channel");
     return pos_[ch];
   }
+  // The positions by channel, for a channel known to have one (every channel of a node's
+  // scope has: start_incarnation and grow set it as they put it there). The scheduler's
+  // read, without at()'s check.
+  const Offset* data() const { return pos_.data(); }
   // f(ch, position) for every channel with a position, ascending.
   template <class F>
   void for_each(F f) const {
@@ -275,11 +280,18 @@ class World {
   std::vector<std::uint32_t> busy_senders_;
   std::vector<std::uint32_t> sender_of_id_;  // SenderId -> index into senders_
   std::vector<Source> sources_;
-  std::deque<Node> nodes_;
+  // Sized once, in the constructor, and never grown: a NodeObserver holds its Node&. A
+  // vector rather than a deque because the scheduler walks it at every step, and a Node is
+  // larger than a deque block, so every step of a deque iterator crossed a block.
+  std::vector<Node> nodes_;
   Counters counters_;
   std::vector<std::string> attributed_;
   std::uint64_t step_ = 0;
   std::vector<Action> actions_;  // step()'s scratch list, kept to reuse its allocation
+  // Scratch buffers kept to reuse their allocations: fetch()'s records, send()'s resolved
+  // sequence claims.
+  std::vector<Offset> fetched_;
+  std::vector<SeqClaim> resolved_;
 };
 
 }  // namespace causal::sim
