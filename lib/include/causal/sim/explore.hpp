@@ -2,7 +2,8 @@
 //
 // The random sweep samples worlds; it cannot say that no small world fails. The explorer
 // fixes one small world (explore_config: up to 3 channels, a transactional source whose
-// last transaction aborts, an idempotent source, one EOS relay, optionally a crash and
+// last transaction aborts, an idempotent source, one EOS relay of one of two shapes
+// (RelayMode), optionally a crash and
 // restart of the relay, a replay, and a late joiner at the LSO with or without lookups;
 // every choice inside an event fixed, WorldConfig::fixed_choices) and enumerates every
 // schedule: every order in which the enabled events can happen.
