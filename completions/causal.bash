@@ -151,10 +151,11 @@ _causal() {
         --faults) _causal_list 'all none crash abort replay growth joiners nolookup'; return ;;
         --scenario) _causal_words 'late-joiner restored-lookup'; return ;;
         --joiner) _causal_words 'none lso lso-no-lookups'; return ;;
+        --relay) _causal_words 'narrow wide'; return ;;
         --seeds|--seed|--channels|--nodes|--sources|--sends|--step-budget|--jobs|--events|--q-sends|--fetch|--max-states|--replay) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -- '-h --help' '--seeds' '--seed' '--trace' '--format' '--channels' '--nodes' '--sources' '--sends' '--faults' '--no-lookups' '--stateful-restarts' '--step-budget' '--stop-at-first' '--jobs' '--scenario' '--exhaustive' '--events' '--joiner' '--q-sends' '--fetch' '--max-states' '--no-reduction' '--replay' ;;
+      [[ $cur == -* ]] && _causal_options -- '-h --help' '--seeds' '--seed' '--trace' '--format' '--channels' '--nodes' '--sources' '--sends' '--faults' '--no-lookups' '--stateful-restarts' '--step-budget' '--stop-at-first' '--jobs' '--scenario' '--exhaustive' '--events' '--joiner' '--relay' '--q-sends' '--fetch' '--max-states' '--no-reduction' '--replay' ;;
     demo)
       case $prev in
         --format) _causal_words 'text jsonl'; return ;;

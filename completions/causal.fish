@@ -155,6 +155,7 @@ complete -c causal -n '__causal_sub simulate; and __causal_once value --scenario
 complete -c causal -n '__causal_sub simulate; and __causal_once flag --exhaustive' -l exhaustive -d 'Explore every schedule of one small world (bounds: --channels 1..3, --sends 1..6, --events, --joiner, --fetch) instead of sweeping seeds'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --events' -l events -x -d 'With --exhaustive: optional events, none or a list of abort,crash,replay'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --joiner' -l joiner -x -a 'none lso lso-no-lookups' -d 'With --exhaustive: the late joiner at the LSO: none, lso (with lookups) or lso-no-lookups'
+complete -c causal -n '__causal_sub simulate; and __causal_once value --relay' -l relay -x -a 'narrow wide' -d 'With --exhaustive: the relay r: narrow (consumes b/0, emits to c/0) or wide (consumes a/0 and b/0, emits crosswise into them; --channels 1 or 2)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --q-sends' -l q-sends -x -d 'With --exhaustive: how many of the --sends records the idempotent source q sends (0..6, at most --sends; default a third, rounded down)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --fetch' -l fetch -x -d 'With --exhaustive: records per fetch (1..64)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --max-states' -l max-states -x -d 'With --exhaustive: stop (and fail) after this many distinct states'

@@ -38,6 +38,7 @@ struct SimulateOptions {
   bool exhaustive = false;
   std::string events = "abort,crash";
   std::string joiner = "lso-no-lookups";
+  std::string relay = "narrow";
   std::size_t fetch = 1;
   std::uint64_t max_states = 4'000'000;
   bool no_reduction = false;
@@ -139,6 +140,11 @@ Outcome run_exhaustive(const SimulateOptions& o) {
   if (!joiner)
     return std::unexpected(usage_error(fmt::format("--joiner {}: expected none, lso or lso-no-lookups", quoted_excerpt(o.joiner))));
   b.joiner = *joiner;
+  const auto relay = sim::parse_relay(o.relay);
+  if (!relay) return std::unexpected(usage_error(fmt::format("--relay {}: expected narrow or wide", quoted_excerpt(o.relay))));
+  b.relay = *relay;
+  if (b.relay == sim::RelayMode::wide && b.channels > 2)
+    return std::unexpected(usage_error("--exhaustive: --relay wide needs --channels 1 or 2"));
   b.fetch = o.fetch;
   b.max_states = o.max_states;
   b.reduction = !o.no_reduction;
@@ -186,7 +192,7 @@ Outcome run_simulate(const SimulateOptions& o) {
   if (o.exhaustive) {
     if (o.trace) return std::unexpected(usage_error("--exhaustive prints its counterexamples; --replay SCHEDULE prints one schedule"));
     if (o.nodes || o.sources || o.step_budget || o.no_lookups || o.stateful_restarts || o.faults != "all")
-      return std::unexpected(usage_error("--exhaustive takes --channels, --sends, --events, --joiner, --fetch, "
+      return std::unexpected(usage_error("--exhaustive takes --channels, --sends, --events, --joiner, --relay, --fetch, "
                                          "--q-sends, --max-states, --no-reduction, --replay and --stop-at-first; the sweep's knobs do "
                                          "not apply"));
     return run_exhaustive(o);
@@ -336,6 +342,12 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                 ->default_str("lso-no-lookups")
                 ->needs(exhaustive),
             {ValueCompletion::Kind::one_of, {"none", "lso", "lso-no-lookups"}});
+  completes(sub.add_option("--relay", opts->relay,
+                           "With --exhaustive: the relay r: narrow (consumes b/0, emits to c/0) or wide "
+                           "(consumes a/0 and b/0, emits crosswise into them; --channels 1 or 2)")
+                ->default_str("narrow")
+                ->needs(exhaustive),
+            {ValueCompletion::Kind::one_of, {"narrow", "wide"}});
   sub.add_option("--q-sends", opts->q_sends,
                  "With --exhaustive: how many of the --sends records the idempotent source q sends "
                  "(0..6, at most --sends; default a third, rounded down)")

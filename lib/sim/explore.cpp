@@ -28,6 +28,20 @@ std::optional<JoinerMode> parse_joiner(const std::string& s) {
   return std::nullopt;
 }
 
+const char* to_string(RelayMode r) {
+  switch (r) {
+    case RelayMode::narrow: return "narrow";
+    case RelayMode::wide: return "wide";
+  }
+  return "?";
+}
+
+std::optional<RelayMode> parse_relay(const std::string& s) {
+  for (RelayMode r : {RelayMode::narrow, RelayMode::wide})
+    if (s == to_string(r)) return r;
+  return std::nullopt;
+}
+
 bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string& error) {
   b.abort = b.crash = b.replay = false;
   if (text == "none") return true;
@@ -81,6 +95,12 @@ WorldConfig explore_config(const ExploreBounds& b) {
   r.lookups = true;
   r.scope = {second};
   r.sinks = {third};
+  if (b.relay == RelayMode::wide) {
+    // Consumes a/0 and b/0 and emits crosswise (sinks[channel mod 2]: a/0's deliveries to
+    // b/0, b/0's to a/0); with one channel, a/0 to a/0 as the narrow relay does.
+    r.scope = both;
+    r.sinks = q_sinks;
+  }
   r.emit_per_mille = 1000;
   r.crashes = b.crash ? 1 : 0;
   r.replays = b.replay ? 1 : 0;
@@ -93,8 +113,9 @@ WorldConfig explore_config(const ExploreBounds& b) {
     j.kind = NodeKind::joiner_lso;
     j.eos = false;
     j.lookups = b.joiner == JoinerMode::lso;
+    // With the wide relay, j consumes a/0 only: the relay's crosswise emissions land there.
     j.scope = {a};
-    if (n >= 2) j.scope.push_back(n >= 3 ? third : second);
+    if (n >= 2 && b.relay == RelayMode::narrow) j.scope.push_back(n >= 3 ? third : second);
     c.nodes.push_back(j);
   }
   c.step_budget = 1'000'000;
@@ -111,6 +132,7 @@ std::string bounds_options(const ExploreBounds& b) {
                                 return e.empty() ? std::string("none") : e.substr(1);
                               }(),
                               to_string(b.joiner));
+  if (b.relay != RelayMode::narrow) s += fmt::format(" --relay {}", to_string(b.relay));
   if (b.q_sends >= 0) s += fmt::format(" --q-sends {}", b.q_sends);
   if (b.fetch != 1) s += fmt::format(" --fetch {}", b.fetch);
   if (!b.reduction) s += " --no-reduction";
@@ -382,6 +404,7 @@ nlohmann::json to_json(const ExploreResult& r) {
   j["bounds"] = {{"channels", r.bounds.channels}, {"sends", r.bounds.sends},     {"q_sends", r.bounds.q_sends},
                  {"abort", r.bounds.abort},
                  {"crash", r.bounds.crash},       {"replay", r.bounds.replay},   {"joiner", to_string(r.bounds.joiner)},
+                 {"relay", to_string(r.bounds.relay)},
                  {"fetch", r.bounds.fetch},       {"reduction", r.bounds.reduction}};
   j["states"] = r.states;
   j["transitions"] = r.transitions;

@@ -7,7 +7,7 @@
 //    --stateful-restarts --held-budget N)
 //   sim_sweep --seed N [--trace] [knobs]
 //   sim_sweep --exhaustive [--channels N] [--sends N] [--events LIST] [--joiner MODE]
-//             [--q-sends N] [--fetch N] [--max-states N] [--no-reduction] [--stop-at-first] [--expect ...]
+//             [--relay narrow|wide] [--q-sends N] [--fetch N] [--max-states N] [--no-reduction] [--stop-at-first] [--expect ...]
 //   sim_sweep --exhaustive [bounds] --replay SCHEDULE
 //
 // --expect pass       exit 0 iff the sweep passed (no violation, no vacuous counter)
@@ -96,6 +96,11 @@ int main(int argc, char** argv) {
       const auto j = v ? parse_joiner(v) : std::nullopt;
       if (!j) return usage("--joiner needs none|lso|lso-no-lookups");
       bounds.joiner = *j;
+    } else if (a == "--relay") {
+      const char* v = value();
+      const auto r = v ? parse_relay(v) : std::nullopt;
+      if (!r) return usage("--relay needs narrow|wide");
+      bounds.relay = *r;
     } else if (a == "--fetch" || a == "--max-states") {
       const char* v = value();
       if (!v || !parse_u64(v, n) || n == 0) return usage("--fetch and --max-states need a positive number");
@@ -154,6 +159,8 @@ int main(int argc, char** argv) {
     if (opts.knobs.sends) bounds.sends = *opts.knobs.sends;
     if (bounds.channels < 1 || bounds.channels > 3) return usage("--exhaustive: --channels must be 1..3");
     if (bounds.sends < 1 || bounds.sends > 6) return usage("--exhaustive: --sends must be 1..6");
+    if (bounds.relay == RelayMode::wide && bounds.channels > 2)
+      return usage("--exhaustive: --relay wide needs --channels 1 or 2");
     if (replay) {
       std::string text, err;
       const auto r = replay_schedule(bounds, *parse_schedule(*replay), &text, err);

@@ -2,7 +2,8 @@
 //
 // The random sweep samples worlds; it cannot say that no small world fails. The explorer
 // fixes one small world (explore_config: up to 3 channels, a transactional source whose
-// last transaction aborts, an idempotent source, one EOS relay, optionally a crash and
+// last transaction aborts, an idempotent source, one EOS relay of one of two shapes
+// (RelayMode), optionally a crash and
 // restart of the relay, a replay, and a late joiner at the LSO with or without lookups;
 // every choice inside an event fixed, WorldConfig::fixed_choices) and enumerates every
 // schedule: every order in which the enabled events can happen.
@@ -39,6 +40,15 @@ enum class JoinerMode : std::uint8_t { none, lso, lso_no_lookups };
 const char* to_string(JoinerMode j);
 std::optional<JoinerMode> parse_joiner(const std::string& s);
 
+// The relay's shape. narrow: it consumes b/0 only and emits to c/0 (a claim on a/0 is
+// relayed in custody past a channel it does not consume). wide (at most 2 channels): it
+// consumes a/0 and b/0 and emits crosswise into them (a delivery from a/0 emits to b/0, one
+// from b/0 to a/0), so it reads its own output, holds heads on both channels, and its
+// emissions and the sources' transactions can write the two channels in opposite orders.
+enum class RelayMode : std::uint8_t { narrow, wide };
+const char* to_string(RelayMode r);
+std::optional<RelayMode> parse_relay(const std::string& s);
+
 struct ExploreBounds {
   int channels = 3;      // 1..3 (a/0, b/0, c/0)
   int sends = 6;         // source records, both sources together: 1..6
@@ -47,6 +57,7 @@ struct ExploreBounds {
   bool crash = true;     // the relay crashes once, then restarts from its committed positions
   bool replay = false;   // the relay reassigns its first channel and re-reads it from its baseline
   JoinerMode joiner = JoinerMode::lso_no_lookups;
+  RelayMode relay = RelayMode::narrow;
   std::size_t fetch = 1;              // records per fetch (1..64)
   std::uint64_t max_states = 4'000'000;  // a search that would exceed it stops: incomplete, a failure
   bool strip_clocks = false;          // test hook (WorldConfig::strip_clocks): must be caught
