@@ -21,6 +21,13 @@ namespace causal::kafka {
 
 // The list of `chans` (topic, partition), offsets unset, in the order given.
 ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans);
+// The same list, each element's offset at(c) (for a seek).
+template <class At>
+ListPtr list_at(const Names& names, const std::vector<ChannelId>& chans, At at) {
+  ListPtr l = list_of(names, chans);
+  for (int i = 0; i < l->cnt; ++i) l->elems[i].offset = at(chans[static_cast<std::size_t>(i)]);
+  return l;
+}
 
 struct ConsumerHost::Impl : GateObserver {
   // The main handle's opaque: its log callbacks see a ClientLog, the rebalance callback the

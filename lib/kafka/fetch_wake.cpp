@@ -43,8 +43,7 @@ void ConsumerHost::Impl::wake_fetcher() {
     woken.push_back(c);
   }
   if (woken.empty()) return;
-  ListPtr l = list_of(host->names_, woken);
-  for (int i = 0; i < l->cnt; ++i) l->elems[i].offset = chans[woken[static_cast<std::size_t>(i)]].returned;
+  ListPtr l = list_at(host->names_, woken, [&](ChannelId c) { return chans[c].returned; });
   if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), l.get(), 0)) rd_kafka_error_destroy(e);
 }
 

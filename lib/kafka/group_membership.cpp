@@ -31,7 +31,6 @@ void rebalance_cb(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition
   log->impl->rebalance(err, parts);
 }
 
-
 }  // namespace
 
 std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const ConsumerOptions& opts, Names& names,
@@ -305,12 +304,7 @@ std::expected<void, Error> ConsumerHost::Impl::rewind() {
 
 std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines(const std::vector<ChannelId>& which) {
   if (which.empty()) return {};
-  ListPtr seek(rd_kafka_topic_partition_list_new(static_cast<int>(which.size())));
-  for (ChannelId c : which) {
-    rd_kafka_topic_partition_list_add(seek.get(), host->names_.channel_topic(c).c_str(),
-                                      host->names_.channel_partition(c))
-        ->offset = chans[c].baseline;
-  }
+  ListPtr seek = list_at(host->names_, which, [&](ChannelId c) { return chans[c].baseline; });
   if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), seek.get(), static_cast<int>(opts.connect_timeout.count()))) {
     Error err = runtime_error(fmt::format("group '{}': seek: {}", *opts.group, rd_kafka_error_string(e)));
     rd_kafka_error_destroy(e);

@@ -58,17 +58,17 @@ void ConsumerHost::Impl::discharge(ChannelId c, const rd_kafka_message_t* m) {
 }
 
 void ConsumerHost::Impl::reset_budget() {
+  std::vector<ChannelId> paused;
   for (ChannelId c = 0; c < chans.size(); ++c) {
     Ch& st = chans[c];
-    if (st.budget_paused) {
-      ListPtr l{rd_kafka_topic_partition_list_new(1)};
-      rd_kafka_topic_partition_list_add(l.get(), host->names_.channel_topic(c).c_str(),
-                                        host->names_.channel_partition(c));
-      rd_kafka_resume_partitions(rk.get(), l.get());  // an unassigned partition: a per-element error, ignored
-      st.budget_paused = false;
-      ++budget_stats.resumes;
-    }
+    if (st.budget_paused) paused.push_back(c);
+    st.budget_paused = false;
     st.held_bytes = 0;
+  }
+  if (!paused.empty()) {
+    ListPtr l = list_of(host->names_, paused);
+    rd_kafka_resume_partitions(rk.get(), l.get());  // an unassigned partition: a per-element error, ignored
+    budget_stats.resumes += paused.size();
   }
   held_total = 0;
   over_budget = false;
@@ -168,8 +168,7 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
 bool ConsumerHost::Impl::pause_mid_batch(ChannelId c) {
   const std::size_t budget = opts.max_held_bytes;
   if (budget == 0 || held_total <= budget || (c < awaited_cache.size() && awaited_cache[c])) return false;
-  ListPtr l{rd_kafka_topic_partition_list_new(1)};
-  rd_kafka_topic_partition_list_add(l.get(), host->names_.channel_topic(c).c_str(), host->names_.channel_partition(c));
+  ListPtr l = list_of(host->names_, {c});
   rd_kafka_pause_partitions(rk.get(), l.get());
   chans[c].budget_paused = true;
   ++budget_stats.pauses;
