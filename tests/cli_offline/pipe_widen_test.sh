@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Standard output that is a pipe is grown to 1 MiB (output::widen_pipe; man/causal-decode.1
-# and causal-tail.1, OUTPUT): the reader checks the size of the pipe it read, after reading
-# everything, and that the output is whole. Where the kernel would refuse (a pipe-max-size
+# and causal-tail.1, OUTPUT), by decode and by tail's record writer: the reader checks the
+# size of the pipe it read, after reading everything, and that the output is whole. Where the kernel would refuse (a pipe-max-size
 # below 1 MiB and no CAP_SYS_RESOURCE) the pipe must stay at its default and the run succeed.
 # Usage: pipe_widen_test.sh CAUSAL_BINARY
 set -uo pipefail
@@ -19,6 +19,14 @@ for fmt_lines in jsonl:3 text:6; do  # text: two lines a record
     fails=$((fails + 1))
   fi
 done
+# tail's record writer (RecordWriter, which `causal demo` prints its records through, on
+# librdkafka's mock cluster): the same widening, and the demo's closing line arrives.
+reader_demo='import fcntl, sys; d = sys.stdin.buffer.read(); print(fcntl.fcntl(0, 1032), b"# Delivered 7 of 7" in d)'
+got=$(timeout 60 "$CAUSAL" demo 2>/dev/null | python3 -c "$reader_demo")
+if [[ $got != "$want True" ]]; then
+  echo "FAIL demo | reader: pipe size and closing line '$got', want '$want True'"
+  fails=$((fails + 1))
+fi
 # Not a pipe: nothing to widen, output unchanged.
 out=$(printf 'AQA=\n' | "$CAUSAL" decode --format jsonl >"${TMPDIR:-/tmp}/pipe_widen.$$" && wc -l <"${TMPDIR:-/tmp}/pipe_widen.$$")
 rm -f "${TMPDIR:-/tmp}/pipe_widen.$$"
