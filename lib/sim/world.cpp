@@ -179,13 +179,9 @@ void World::enabled_actions(std::vector<Action>& out) {
     // Every scope channel has a position (ChannelPositions::data). Paused channels are
     // nearly always none: then no tree lookup per channel.
     const Offset* const position = n.position.data();
-    if (n.paused.empty()) {
-      for (ChannelIndex ch : n.scope)
-        if (position[ch] < logs[ch].lso()) out.push_back({K::fetch, i, ch, 12});
-    } else {
-      for (ChannelIndex ch : n.scope)
-        if (position[ch] < logs[ch].lso() && !n.paused.contains(ch)) out.push_back({K::fetch, i, ch, 12});
-    }
+    const bool any_paused = !n.paused.empty();
+    for (ChannelIndex ch : n.scope)
+      if (position[ch] < logs[ch].lso() && !(any_paused && n.paused.contains(ch))) out.push_back({K::fetch, i, ch, 12});
     if (n.dirty) out.push_back({K::commit, i, 0, 3});
     if (n.crashes_left > 0) out.push_back({K::crash, i, 0, 1});
     if (n.aborts_left > 0 && n.dirty && senders_[n.sender].txn != kNoTxn) out.push_back({K::abort, i, 0, 1});
