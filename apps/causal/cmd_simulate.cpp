@@ -328,7 +328,7 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   completes(scenario, {ValueCompletion::Kind::one_of, scenario_names()});
   auto* exhaustive = sub.add_flag("--exhaustive", opts->exhaustive,
                                   "Explore every schedule of one small world (bounds: --channels 1..3, "
-                                  "--sends 1..6, --events, --joiner, --fetch) instead of sweeping seeds")
+                                  "--sends 1..6, --q-sends, --events, --joiner, --relay, --fetch) instead of sweeping seeds")
                          ->excludes(seed)
                          ->excludes(seeds)
                          ->excludes(scenario);

@@ -13,20 +13,12 @@
 
 namespace causal::sim {
 
-// Folds one call on a Gate or Stamper (a tag, then its arguments) into a running history
-// hash. The gate and the stamper are deterministic, so the sequence of calls made on one
-// decides its state: World::state_hash hashes that sequence instead of their private
-// members (state_hash.cpp).
+// Folds `v` into the running hash `h` (World::state_hash, state_hash.cpp).
 inline std::uint64_t mix64(std::uint64_t h, std::uint64_t v) {
   std::uint64_t x = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-template <class... V>
-void mix_history(std::uint64_t& h, std::uint64_t tag, V... v) {
-  h = mix64(h, tag);
-  ((h = mix64(h, static_cast<std::uint64_t>(v))), ...);
 }
 
 // One schedulable event (world.cpp enumerates them; reduction.cpp reasons about them).

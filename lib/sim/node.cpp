@@ -62,25 +62,18 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   const std::string name = fmt::format("{}.{}", n.spec.name, n.incarnation);
   n.observer = std::make_unique<NodeObserver>(*this, n);
   n.gate = std::make_unique<Gate>(names_, n.observer.get());
-  n.gate_history = 0;  // a new gate: its history starts here
-  mix_history(n.gate_history, 0, n.incarnation);
   n.consumer = oracle_.new_consumer(n.index, name);
   for (ChannelIndex ch : n.scope) {
     const Offset b = baselines.at(ch);
     n.gate->add_channel(ch, b);
-    mix_history(n.gate_history, 1, ch, b);
     n.position[ch] = b;
     n.reported.erase(ch);
     oracle_.consume(n.consumer, ch, b);
   }
   n.gate->restore_resolution_state(n.committed_resolution);
-  for (const ResolutionEntry& e : n.committed_resolution) mix_history(n.gate_history, 2, e.channel, e.sender, e.seq);
   for (const auto& [ch, restated] : n.committed_custody) {
     if (!n.gate->consumes(ch)) continue;
     n.gate->restore_custody(ch, restated);
-    // The restored clock is part of the gate's state (its stamps carry it): hash it.
-    for (const OffsetClaim& c : restated.offsets()) mix_history(n.gate_history, 7, ch, c.channel, c.offset);
-    for (const SeqClaim& c : restated.seqs()) mix_history(n.gate_history, 8, ch, c.channel, c.sender, c.seq);
   }
   n.sender = new_sender(name, n.spec.eos, n.gate.get());
   Sender& s = senders_[n.sender];
@@ -88,7 +81,6 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   for (ChannelIndex sink : n.spec.sinks) {
     const Offset end = logs_[sink].hwm();
     s.stamper->seed(sink, end);
-    mix_history(s.history, 1, sink, end);
     s.seeds[sink] = end - 1;
   }
   n.dirty = false;
@@ -199,7 +191,6 @@ void World::answer_lookups(Node& n) {
       CAUSAL_SIM_TRACE("lookup  {} {}#{} on {} -> {}", senders_[n.sender].name, names_.sender_name(req.sender),
                        req.seq, names_.channel_text(req.channel), located ? fmt::format("@{}", *located) : "not found");
       n.gate->answer_lookup(req, located);
-      mix_history(n.gate_history, 3, req.channel, req.sender, req.seq, located.value_or(kNoOffset));
       process_deliveries(n);
     }
   }
@@ -219,9 +210,6 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
     const RecordId r = logs_[ch].at(o).record;
     Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
     const bool kept = n.gate->receive(std::move(rcv));
-    // The record by its (sender, send number) name, not its RecordId (state_hash.cpp);
-    // `now` only feeds held-time figures.
-    mix_history(n.gate_history, 4, ch, o, senders_[records_[r].sender].id, records_[r].seq, config_.strip_clocks);
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);
   }
@@ -230,7 +218,6 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
   if (rep == n.reported.end() || rep->second != next) {
     n.reported[ch] = next;
     n.gate->position_advance(ch, next);
-    mix_history(n.gate_history, 5, ch, next);
     process_deliveries(n);
   }
   if (n.spec.lookups && n.gate->held_count() > 0) answer_lookups(n);
@@ -314,7 +301,6 @@ void World::grow(Node& n, ChannelIndex ch) {
   n.origin_baseline[ch] = b;
   n.committed[ch] = b;
   n.gate->add_channel(ch, b);
-  mix_history(n.gate_history, 1, ch, b);
   n.position[ch] = b;
   n.reported.erase(ch);
   oracle_.consume(n.consumer, ch, b);
@@ -332,7 +318,6 @@ void World::replay(Node& n, ChannelIndex ch) {
   const Offset hi = std::max(lo, n.gate->frontier(ch) + 1);
   const Offset pos = config_.fixed_choices ? lo : rng_.between(lo, hi);
   n.gate->reassign(ch);
-  mix_history(n.gate_history, 6, ch);
   n.position[ch] = pos;
   n.reported.erase(ch);
   ++counters_.reassignments;

@@ -61,8 +61,7 @@ RecordId World::send(std::uint32_t si, ChannelIndex ch, int hops, Node* node) {
                    resolved.end());
   }
 
-  Clock clock = s.stamper->stamp_send(ch);  // reads the node's gate: its history goes in too
-  mix_history(s.history, 2, ch, node ? node->gate_history : 0);
+  Clock clock = s.stamper->stamp_send(ch);
   for (const SeqClaim& q : resolved) {
     const bool kept = std::any_of(clock.seqs().begin(), clock.seqs().end(), [&](const SeqClaim& c) {
       return c.channel == q.channel && c.sender == q.sender && c.seq <= q.seq;
@@ -126,7 +125,6 @@ bool World::ack(std::uint32_t si, ChannelIndex ch) {
   if (--s.in_flight == 0) std::erase(busy_senders_, si);
   const SimRecord& rec = records_[r];
   s.stamper->acknowledged(ch, rec.seq, rec.offset);
-  mix_history(s.history, 3, ch, rec.seq, rec.offset);
   if (!s.transactional) s.knowledge.set(r);
   CAUSAL_SIM_TRACE("ack     {} #{} at {}@{}", s.name, rec.seq, names_.channel_text(ch), rec.offset);
   return true;
@@ -153,10 +151,7 @@ void World::end_txn(std::uint32_t si, bool commit) {
   } else {
     ++counters_.aborts;
   }
-  if (s.alive) {
-    s.stamper->transaction_ended();
-    mix_history(s.history, 4);
-  }
+  if (s.alive) s.stamper->transaction_ended();
   s.txn = kNoTxn;
   s.txn_sends.clear();
   s.txn_channels.clear();

@@ -107,7 +107,6 @@ bool World::start_source(std::uint32_t i) {
     for (ChannelIndex sink : src.spec.sinks) {
       const Offset end = logs_[sink].hwm();
       s.stamper->seed(sink, end);
-      mix_history(s.history, 1, sink, end);
       s.seeds[sink] = end - 1;
     }
   }

@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -247,6 +248,20 @@ class Gate {
 
   const GateStats& stats() const { return stats_; }
   Names& names() const { return names_; }
+
+  // --- model checking (lib/core/digest.cpp) ----------------------------------------
+  // Passes `out`, in a fixed order, every value of the gate's state that can decide what a
+  // later call does or hands the observer, each record's tag first renamed by `tag`. Two
+  // gates on the same Names that pass equal sequences (and equal renamed tags) deliver the
+  // same records in the same order under the same later calls. The simulator's exhaustive
+  // explorer hashes it, so that schedules which leave a gate in the same state merge.
+  // Left out because they decide nothing: received times, statistics other than whether
+  // anything was received (scope growth reads that), and a head's release fields between
+  // calls (schedule() sets them before every delivery from the queue). Of a registration's
+  // epoch only whether it is current is passed: epochs only rise, a registration takes its
+  // head's current epoch, and evaluation only compares them for equality.
+  void digest(const std::function<void(std::uint64_t)>& out,
+              const std::function<std::uint64_t(std::uint64_t)>& tag) const;
 
  private:
   struct Held {

@@ -12,6 +12,7 @@
 // Thread-safety: none. Used from the thread that owns the gate.
 #pragma once
 
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -55,6 +56,9 @@ class Stamper {
 
   // The clock a stamp would carry now, without origin and without minting a send.
   Clock current_clock() const;
+  // Passes `out`, in a fixed order, the stamper's own state (lib/core/digest.cpp, as
+  // Gate::digest): with the gate's digest it decides every later stamp.
+  void digest(const std::function<void(std::uint64_t)>& out) const;
 
  private:
   struct SinkState {

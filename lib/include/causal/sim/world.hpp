@@ -75,7 +75,6 @@ struct Sender {
   Bits knowledge;                        // happens-before truth: what its next send follows
   std::vector<std::uint32_t> sends;      // by send number - 1
   std::map<ChannelIndex, Offset> seeds;  // end-offset seed claims (sink, e - 1)
-  std::uint64_t history = 0;             // hash of every call made on `stamper` (state_hash.cpp)
 };
 
 struct Source {
@@ -149,7 +148,6 @@ struct Node {
   int crashes_left = 0, aborts_left = 0, replays_left = 0;
   std::vector<ChannelIndex> growth_left;
   std::set<ChannelIndex> paused;  // by the hold budget (budget.cpp)
-  std::uint64_t gate_history = 0;  // hash of every call made on `gate` (state_hash.cpp)
 };
 
 // The result of running one world.
