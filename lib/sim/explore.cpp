@@ -172,6 +172,9 @@ struct StateNode {
   std::uint32_t choice;
   long double paths = 0;  // schedule prefixes that reach it
   bool expanded = false;
+  // The most events of a schedule prefix seen to reach it (breadth-first order finds it
+  // by a shortest one first; a longer one may reach it later).
+  std::uint32_t longest = 0;
 };
 
 Schedule schedule_of(const std::vector<StateNode>& nodes, std::uint32_t id) {
@@ -201,7 +204,7 @@ ExploreResult search(const ExploreBounds& b, bool stop_at_first, const std::stri
   std::vector<std::uint32_t> level, next;
   {
     World w(config);
-    nodes.push_back({0, 0, 1});
+    nodes.push_back({0, 0, 1, false, 0});
     seen.emplace(w.state_hash(), 0);
     level.push_back(0);
   }
@@ -264,9 +267,15 @@ ExploreResult search(const ExploreBounds& b, bool stop_at_first, const std::stri
         }
         const std::uint64_t h = w.state_hash();
         const auto [it, fresh] = seen.emplace(h, static_cast<std::uint32_t>(nodes.size()));
+        const std::uint32_t longest = nodes[id].longest + 1;
+        depth = std::max<std::uint64_t>(depth, longest);
         if (!fresh) {
           StateNode& known = nodes[it->second];
           known.paths += nodes[id].paths;
+          if (longest > known.longest) {
+            known.longest = longest;
+            if (known.expanded) res.depth_exact = false;  // its successors were reached shorter
+          }
           if (w.enabled_count() == 0) {
             res.schedules += nodes[id].paths;
           } else if (known.expanded) {
@@ -279,8 +288,7 @@ ExploreResult search(const ExploreBounds& b, bool stop_at_first, const std::stri
           stop = true;
           break;
         }
-        nodes.push_back({id, choice, nodes[id].paths, false});
-        depth = std::max<std::uint64_t>(depth, s.size());
+        nodes.push_back({id, choice, nodes[id].paths, false, longest});
         if (w.enabled_count() > 0) {
           if (s.size() < max_depth) next.push_back(it->second);
           continue;
@@ -383,7 +391,7 @@ std::string format_summary(const ExploreResult& r) {
   s += fmt::format("  terminal states      {} (drain-checked; {} with an attributed stall; digest {:016x})\n", r.terminal,
                    r.attributed, r.terminal_digest);
   s += fmt::format("  schedules explored   {}{:.0f}\n", r.schedules_exact ? "" : "at least ", static_cast<double>(r.schedules));
-  s += fmt::format("  longest schedule     {} events\n", r.depth);
+  s += fmt::format("  longest schedule     {}{} events\n", r.depth_exact ? "" : "at least ", r.depth);
   s += fmt::format("  violations           {}\n", r.violations);
   s += fmt::format("  time                 {:.1f} s\n", r.seconds);
   if (!r.complete) s += "INCOMPLETE: the state limit (--max-states) was reached; nothing is proved\n";
@@ -416,6 +424,7 @@ nlohmann::json to_json(const ExploreResult& r) {
   j["schedules"] = static_cast<double>(r.schedules);
   j["schedules_exact"] = r.schedules_exact;
   j["longest_schedule"] = r.depth;
+  j["longest_schedule_exact"] = r.depth_exact;
   j["violations"] = r.violations;
   j["complete"] = r.complete;
   j["seconds"] = r.seconds;

@@ -95,7 +95,8 @@ struct ExploreResult {
   long double schedules = 0;        // complete schedules the distinct states stand for (with the
                                     // reduction: the schedules explored, one per equivalence class or more)
   bool schedules_exact = true;      // false: some paths reached a state after it was expanded
-  std::uint64_t depth = 0;          // the longest schedule
+  std::uint64_t depth = 0;          // the longest schedule (of the reduced search's, with it)
+  bool depth_exact = true;          // false: a longer path reached a state after it was expanded
   std::uint64_t violations = 0;     // transitions or terminal states that failed a check
   std::uint64_t attributed = 0;     // terminal states with an attributed (frozen-claim) stall
   std::vector<Counterexample> counterexamples;  // the first few, shortest first
