@@ -131,7 +131,7 @@ Outcome run_scenario(const SimulateOptions& o) {
 Outcome run_exhaustive(const SimulateOptions& o) {
   sim::ExploreBounds b;
   b.channels = o.channels.value_or(3);
-  b.sends = o.sends.value_or(6);
+  b.sends = o.sends.value_or(b.sends);
   if (b.channels > 3) return std::unexpected(usage_error("--exhaustive: --channels must be 1..3"));
   if (b.sends < 1 || b.sends > 6) return std::unexpected(usage_error("--exhaustive: --sends must be 1..6"));
   std::string err;

@@ -121,6 +121,15 @@ if ! timeout 60 "$CAUSAL" simulate --seed 0 >/dev/null 2>"$TMP/err"; then
 else
   passes=$((passes + 1))
 fi
+# --exhaustive with no bounds runs the configuration CI runs, and finishes (causal-simulate.1).
+if timeout 120 "$CAUSAL" simulate --exhaustive >"$TMP/out" 2>"$TMP/err" &&
+   grep -qx 'explored --exhaustive --channels 3 --sends 3 --events abort,crash --joiner lso-no-lookups' "$TMP/out" &&
+   grep -qx PASS "$TMP/out"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL causal simulate --exhaustive (defaults): $(head -3 "$TMP/out") $(cat "$TMP/err")"
+  fails=$((fails + 1))
+fi
 if ! timeout 60 "$CAUSAL" simulate --seed 416 --trace | grep -q '^seed 416: drained'; then
   echo "FAIL causal simulate --seed 416 --trace: no drain verdict"
   fails=$((fails + 1))
