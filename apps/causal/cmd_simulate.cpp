@@ -297,12 +297,14 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                    ->excludes(seeds);
   sub.add_flag("--trace", opts->trace, "With --seed or --scenario: print the world step by step");
   add_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
-  sub.add_option("--channels", opts->channels, "Channels per world (1..64; default: drawn from the seed)")
+  sub.add_option("--channels", opts->channels, "Channels per world (1..64; default: drawn from the seed; "
+                 "with --exhaustive 1..3, default 3)")
       ->check(CLI::Range(1, 64));
   sub.add_option("--nodes", opts->nodes, "Worker nodes per world (0..8; default: drawn)")->check(CLI::Range(0, 8));
   sub.add_option("--sources", opts->sources, "Source producers per world (1..8; default: drawn)")
       ->check(CLI::Range(1, 8));
-  sub.add_option("--sends", opts->sends, "Sends per source producer (default: drawn)")->check(CLI::Range(0, 100000));
+  sub.add_option("--sends", opts->sends, "Sends per source producer (default: drawn; with --exhaustive, source records "
+                 "in all, 1..6, default 3)")->check(CLI::Range(0, 100000));
   completes(sub.add_option("--faults", opts->faults,
                            "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup "
                            "(prefix '-' to remove one, e.g. all,-crash)")

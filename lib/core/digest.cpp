@@ -64,8 +64,8 @@ void Gate::digest(const std::function<void(std::uint64_t)>& out,
   for (ChannelId ch : worklist_) out(ch);
   out(answered_at_or_above_baseline_.size());
   for (const LookupRequest& q : answered_at_or_above_baseline_) out(q.channel), out(q.sender), out(q.seq);
-  out(held_total_);
   out(stats_.received > 0);
+  // held_total_ is the sum of the queues' sizes, passed with them above.
 }
 
 void Stamper::digest(const std::function<void(std::uint64_t)>& out) const {

@@ -48,6 +48,7 @@
 // Left out: counters, the step number, trace text, attributed-stall lines (reporting only),
 // and names (a function of the senders created, which are hashed in order).
 #include <algorithm>
+#include <functional>
 
 #include "internal.hpp"
 
@@ -58,10 +59,8 @@ namespace {
 struct Hasher {
   std::uint64_t h = 0x5eed;
   void operator()(std::uint64_t v) { h = mix64(h, v); }
-  // For the digests of the gate and the stamper.
-  std::function<void(std::uint64_t)> sink() {
-    return [this](std::uint64_t v) { h = mix64(h, v); };
-  }
+  // For the digests of the gate and the stamper: this hasher's operator(), by reference.
+  std::function<void(std::uint64_t)> sink() { return std::ref(*this); }
   // The set `b` of record ids, renamed through `canon` (see the contract above).
   void bits(const Bits& b, const std::vector<std::uint32_t>& canon) {
     Bits renamed;
