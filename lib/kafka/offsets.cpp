@@ -3,9 +3,11 @@
 #include "causal/kafka/authorization.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -43,14 +45,56 @@ std::expected<HandlePtr, Error> new_consumer(const ConnectionOptions& opts, cons
   return HandlePtr{h};
 }
 
-// Waits for the one result event of an admin request on `q`.
+// A group's requests go to its coordinator, which answers COORDINATOR_LOAD_IN_PROGRESS while it
+// loads its __consumer_offsets partition (a broker just started, or leadership just moved), and
+// NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE while coordination moves. Kafka's AdminClient sends
+// such requests again; librdkafka 2.0's admin API hands these errors back, so the group requests
+// below are sent again (with_busy_retry) rather than failing the command on a broker that is
+// about to answer.
+bool coordinator_busy(rd_kafka_resp_err_t e) {
+  return e == RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS || e == RD_KAFKA_RESP_ERR_NOT_COORDINATOR ||
+         e == RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE;
+}
+
+// Records `e` in `busy` when it says the coordinator is busy, for with_busy_retry.
+void note_busy(rd_kafka_resp_err_t e, rd_kafka_resp_err_t& busy) {
+  if (coordinator_busy(e)) busy = e;
+}
+
+// Runs `attempt(busy)` until it succeeds, fails for another reason than a busy coordinator
+// (it leaves `busy` at NO_ERROR), or `timeout_ms` has passed since the first attempt; waits
+// 100 ms before the first retry, doubling up to 1 s. The last attempt's answer is returned,
+// its message saying how long the coordinator stayed busy.
+template <class Attempt>
+auto with_busy_retry(int timeout_ms, Attempt attempt) -> decltype(attempt(std::declval<rd_kafka_resp_err_t&>())) {
+  using namespace std::chrono;
+  const auto start = steady_clock::now();
+  const auto deadline = start + milliseconds(timeout_ms);
+  milliseconds backoff{100};
+  for (;;) {
+    rd_kafka_resp_err_t busy = RD_KAFKA_RESP_ERR_NO_ERROR;
+    auto r = attempt(busy);
+    if (r || !busy) return r;
+    if (steady_clock::now() + backoff >= deadline) {
+      r.error().message += fmt::format(" (the group's coordinator was still busy after {} ms of retries)",
+                                       duration_cast<milliseconds>(steady_clock::now() - start).count());
+      return r;
+    }
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, milliseconds{1000});
+  }
+}
+
+// Waits for the one result event of an admin request on `q`. An event-level error that says the
+// coordinator is busy is recorded in `busy`.
 std::expected<EventPtr, Error> await_event(rd_kafka_queue_t* q, int timeout_ms, std::string_view what,
-                                           std::string_view brokers) {
+                                           std::string_view brokers, rd_kafka_resp_err_t& busy) {
   EventPtr ev{rd_kafka_queue_poll(q, timeout_ms + 5000)};
   if (!ev) {
     return std::unexpected(runtime_error(fmt::format("{}: no answer from {} within {} ms", what, brokers, timeout_ms)));
   }
-  if (rd_kafka_event_error(ev.get())) {
+  if (rd_kafka_resp_err_t e = rd_kafka_event_error(ev.get())) {
+    note_busy(e, busy);
     return std::unexpected(runtime_error(
         fmt::format("{}: {} (brokers {})", what, rd_kafka_event_error_string(ev.get()), brokers)));
   }
@@ -67,9 +111,11 @@ AdminOptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout
 // The one group result of an admin answer about `group`, or the group's error. `operation`
 // is what the request needs on the group (authorization.hpp), for the message when refused.
 std::expected<const rd_kafka_group_result_t*, Error> only_group(const rd_kafka_group_result_t** groups, size_t cnt,
-                                                                 const std::string& group, std::string_view operation) {
+                                                                 const std::string& group, std::string_view operation,
+                                                                 rd_kafka_resp_err_t& busy) {
   if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
   if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
+    note_busy(rd_kafka_error_code(e), busy);
     if (auto no = denied(rd_kafka_error_code(e), operation, "group", group)) return std::unexpected(runtime_error(*no));
     return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
   }
@@ -85,19 +131,19 @@ struct GroupOffsets {
 std::expected<GroupOffsets, Error> list_group_offsets(rd_kafka_t* h, const std::string& group,
                                                       const rd_kafka_topic_partition_list_t* list,
                                                       bool require_stable, int timeout_ms, std::string_view what,
-                                                      std::string_view brokers) {
+                                                      std::string_view brokers, rd_kafka_resp_err_t& busy) {
   rd_kafka_ListConsumerGroupOffsets_t* req = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), list);
   AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout_ms);
   if (rd_kafka_error_t* e = rd_kafka_AdminOptions_set_require_stable_offsets(o.get(), require_stable ? 1 : 0)) rd_kafka_error_destroy(e);
   QueuePtr q{rd_kafka_queue_new(h)};
   rd_kafka_ListConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
   rd_kafka_ListConsumerGroupOffsets_destroy(req);
-  auto ev = await_event(q.get(), timeout_ms, what, brokers);
+  auto ev = await_event(q.get(), timeout_ms, what, brokers, busy);
   if (!ev) return std::unexpected(ev.error());
   size_t cnt = 0;
   const rd_kafka_group_result_t** groups =
       rd_kafka_ListConsumerGroupOffsets_result_groups(rd_kafka_event_ListConsumerGroupOffsets_result(ev->get()), &cnt);
-  auto g = only_group(groups, cnt, group, "Describe");
+  auto g = only_group(groups, cnt, group, "Describe", busy);
   if (!g) return std::unexpected(g.error());
   const rd_kafka_topic_partition_list_t* parts = rd_kafka_group_result_partitions(*g);
   return GroupOffsets{std::move(*ev), parts};
@@ -262,34 +308,41 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
                                                                             std::span<const ChannelRef> channels,
                                                                             bool require_stable) {
   ListPtr list = make_list(channels, RD_KAFKA_OFFSET_INVALID);
-  auto answer = list_group_offsets(committed_.get(), group, list.get(), require_stable, timeout_ms_,
-                                   fmt::format("reading the committed offsets of group '{}'", group), brokers_);
-  if (!answer) return std::unexpected(answer.error());
-  const rd_kafka_topic_partition_list_t* parts = answer->parts;
-  std::vector<CommittedOffset> out;
-  for (const auto& c : channels) {
-    CommittedOffset co;
-    co.channel = c;
-    const auto* e = parts ? find_in(parts, c) : nullptr;
-    if (!e) {
-      co.error = "not in the answer";
-    } else if (e->err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
-      co.pending = true;
-    } else if (e->err) {
-      co.error = denied(e->err, "Describe", "topic", c.topic).value_or(rd_kafka_err2str(e->err));
-    } else {
-      if (e->offset >= 0) co.offset = e->offset;
-      if (e->metadata && e->metadata_size > 0) co.metadata.assign(static_cast<const char*>(e->metadata), e->metadata_size);
+  const std::string what = fmt::format("reading the committed offsets of group '{}'", group);
+  return with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) -> std::expected<std::vector<CommittedOffset>, Error> {
+    auto answer = list_group_offsets(committed_.get(), group, list.get(), require_stable, timeout_ms_, what, brokers_, busy);
+    if (!answer) return std::unexpected(answer.error());
+    const rd_kafka_topic_partition_list_t* parts = answer->parts;
+    std::vector<CommittedOffset> out;
+    for (const auto& c : channels) {
+      CommittedOffset co;
+      co.channel = c;
+      const auto* e = parts ? find_in(parts, c) : nullptr;
+      if (!e) {
+        co.error = "not in the answer";
+      } else if (e->err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
+        co.pending = true;
+      } else if (coordinator_busy(e->err)) {
+        note_busy(e->err, busy);
+        return std::unexpected(runtime_error(fmt::format("{}: {}/{}: {}", what, c.topic, c.partition, rd_kafka_err2str(e->err))));
+      } else if (e->err) {
+        co.error = denied(e->err, "Describe", "topic", c.topic).value_or(rd_kafka_err2str(e->err));
+      } else {
+        if (e->offset >= 0) co.offset = e->offset;
+        if (e->metadata && e->metadata_size > 0) co.metadata.assign(static_cast<const char*>(e->metadata), e->metadata_size);
+      }
+      out.push_back(std::move(co));
     }
-    out.push_back(std::move(co));
-  }
-  return out;
+    return out;
+  });
 }
 
 std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(const std::string& group) {
   // No partition list: the broker answers with every partition the group has committed.
-  auto answer = list_group_offsets(committed_.get(), group, nullptr, false, timeout_ms_,
-                                   fmt::format("listing the committed topics of group '{}'", group), brokers_);
+  auto answer = with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) {
+    return list_group_offsets(committed_.get(), group, nullptr, false, timeout_ms_,
+                              fmt::format("listing the committed topics of group '{}'", group), brokers_, busy);
+  });
   if (!answer) return std::unexpected(answer.error());
   std::vector<std::string> topics;
   if (const rd_kafka_topic_partition_list_t* parts = answer->parts) {
@@ -305,12 +358,17 @@ std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(c
 }
 
 std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::string& group) {
+  return with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) { return describe_group_once(group, busy); });
+}
+
+std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const std::string& group,
+                                                                          rd_kafka_resp_err_t& busy) {
   rd_kafka_t* h = committed_.get();
   AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS, timeout_ms_);
   QueuePtr q{rd_kafka_queue_new(h)};
   const char* groups[] = {group.c_str()};
   rd_kafka_DescribeConsumerGroups(h, groups, 1, o.get(), q.get());
-  auto ev = await_event(q.get(), timeout_ms_, fmt::format("describing group '{}'", group), brokers_);
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("describing group '{}'", group), brokers_, busy);
   if (!ev) return std::unexpected(ev.error());
   const auto* res = rd_kafka_event_DescribeConsumerGroups_result(ev->get());
   size_t cnt = 0;
@@ -324,6 +382,7 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::
       d.state = "Dead";
       return d;
     }
+    note_busy(rd_kafka_error_code(e), busy);
     if (auto no = denied(rd_kafka_error_code(e), "Describe", "group", group)) return std::unexpected(runtime_error(*no));
     return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
   }
@@ -348,6 +407,13 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group(const std::
 }
 
 std::expected<void, Error> OffsetsClient::alter_committed(const std::string& group, std::span<const NewOffset> offsets) {
+  // Writing the same offsets again is harmless, so a busy coordinator's refusal is retried.
+  return with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) { return alter_committed_once(group, offsets, busy); });
+}
+
+std::expected<void, Error> OffsetsClient::alter_committed_once(const std::string& group,
+                                                               std::span<const NewOffset> offsets,
+                                                               rd_kafka_resp_err_t& busy) {
   rd_kafka_t* h = committed_.get();
   ListPtr list{rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()))};
   for (const auto& n : offsets) {
@@ -364,13 +430,14 @@ std::expected<void, Error> OffsetsClient::alter_committed(const std::string& gro
   QueuePtr q{rd_kafka_queue_new(h)};
   rd_kafka_AlterConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
   rd_kafka_AlterConsumerGroupOffsets_destroy(req);
-  auto ev = await_event(q.get(), timeout_ms_, fmt::format("writing the committed offsets of group '{}'", group), brokers_);
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("writing the committed offsets of group '{}'", group), brokers_,
+                        busy);
   if (!ev) return std::unexpected(ev.error());
   const auto* res = rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get());
   size_t cnt = 0;
   const rd_kafka_group_result_t** groups = rd_kafka_AlterConsumerGroupOffsets_result_groups(res, &cnt);
   // OffsetCommit needs Read on the group, and Read on each topic.
-  auto g = only_group(groups, cnt, group, "Read");
+  auto g = only_group(groups, cnt, group, "Read", busy);
   if (!g) return std::unexpected(g.error());
   if (const auto* parts = rd_kafka_group_result_partitions(*g)) {
     for (int i = 0; i < parts->cnt; ++i) {
@@ -378,6 +445,7 @@ std::expected<void, Error> OffsetsClient::alter_committed(const std::string& gro
       if (auto no = denied(err, "Read", "group", group)) return std::unexpected(runtime_error(*no));
       if (auto no = denied(err, "Read", "topic", parts->elems[i].topic)) return std::unexpected(runtime_error(*no));
       if (parts->elems[i].err) {
+        note_busy(err, busy);
         return std::unexpected(runtime_error(fmt::format("group '{}': cannot write the committed offset of {}/{}: {}",
                                                          group, parts->elems[i].topic, parts->elems[i].partition,
                                                          rd_kafka_err2str(parts->elems[i].err))));

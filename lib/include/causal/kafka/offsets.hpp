@@ -17,6 +17,11 @@
 //   alter_committed    writes committed offsets (AlterConsumerGroupOffsets); the broker
 //                      refuses while the group has members, and callers should refuse first.
 //
+// The group requests (committed, committed_topics, describe_group, alter_committed) are sent
+// again while the group's coordinator answers that it is busy (COORDINATOR_LOAD_IN_PROGRESS,
+// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE: a broker just started or a partition moved), as
+// Kafka's AdminClient does, until the client's timeout has passed since the first attempt.
+//
 // Thread-safety: an OffsetsClient owns librdkafka handles; use it from one thread.
 #pragma once
 
@@ -128,6 +133,10 @@ class OffsetsClient {
   OffsetsClient() = default;
   std::expected<std::vector<Offset>, Error> offsets_round(rd_kafka_t* h, std::span<const ChannelRef> channels,
                                                           std::int64_t logical, const char* what);
+  // One attempt each; `busy` is set when the coordinator said it is busy (offsets.cpp).
+  std::expected<GroupDescription, Error> describe_group_once(const std::string& group, rd_kafka_resp_err_t& busy);
+  std::expected<void, Error> alter_committed_once(const std::string& group, std::span<const NewOffset> offsets,
+                                                  rd_kafka_resp_err_t& busy);
   // Declared before the handles, so that it outlives them: they log into it until destroyed.
   std::unique_ptr<ClientLog> log_;
   HandlePtr committed_;    // isolation.level=read_committed

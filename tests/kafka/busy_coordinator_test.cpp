@@ -1,0 +1,110 @@
+// OffsetsClient's group requests are sent again while the group's coordinator says it is busy
+// (offsets.hpp). A broker answers COORDINATOR_LOAD_IN_PROGRESS only for a moment after it starts,
+// too briefly to hit on purpose, so these tests inject the error codes with librdkafka's mock
+// cluster. They test causal's reaction to an error code, not any Kafka behaviour: the mock is
+// not a broker (docs/testing.md).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include "causal/kafka/offsets.hpp"
+
+using namespace causal::kafka;
+
+namespace {
+
+struct Mock {
+  std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)> owner{nullptr, rd_kafka_destroy};
+  std::unique_ptr<rd_kafka_mock_cluster_t, void (*)(rd_kafka_mock_cluster_t*)> cluster{nullptr,
+                                                                                       rd_kafka_mock_cluster_destroy};
+  Mock() {
+    char err[256];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
+    owner.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
+    REQUIRE(owner);
+    cluster.reset(rd_kafka_mock_cluster_new(owner.get(), 1));
+    REQUIRE(cluster);
+    REQUIRE(rd_kafka_mock_topic_create(cluster.get(), "t", 1, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
+  }
+  ConnectionOptions conn() const {
+    ConnectionOptions c;
+    c.brokers = rd_kafka_mock_cluster_bootstraps(cluster.get());
+    c.properties = {"log_level=0"};
+    return c;
+  }
+  // The next `n` requests of `api` are answered with `code`.
+  void busy(int api, int n, rd_kafka_resp_err_t code) {
+    for (int i = 0; i < n; ++i) rd_kafka_mock_push_request_errors(cluster.get(), api, 1, code);
+  }
+};
+
+const std::vector<ChannelRef> kT0{{"t", 0}};
+// Kafka's API keys (the protocol's numbers; librdkafka keeps its names private).
+constexpr int kOffsetCommit = 8;
+constexpr int kOffsetFetch = 9;
+
+}  // namespace
+
+TEST_CASE("committed offsets are written and read through a coordinator that is loading") {
+  Mock m;
+  auto c = OffsetsClient::open(m.conn(), 5000);
+  REQUIRE(c);
+  // OffsetCommit (AlterConsumerGroupOffsets) and OffsetFetch (ListConsumerGroupOffsets) each
+  // meet three busy answers of the kinds Kafka gives, then the coordinator answers. (The mock
+  // cannot answer an OffsetFetch of all partitions, so committed_topics is not tried here;
+  // it shares list_group_offsets and with_busy_retry with committed.)
+  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_NOT_COORDINATOR);
+  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE);
+  const std::vector<OffsetsClient::NewOffset> to{{kT0[0], 7, "meta"}};
+  auto w = c->alter_committed("g", to);
+  REQUIRE(w);
+
+  m.busy(kOffsetFetch, 3, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  auto r = c->committed("g", kT0, false);
+  REQUIRE(r);
+  REQUIRE(r->size() == 1);
+  CHECK((*r)[0].error.empty());
+  REQUIRE((*r)[0].offset);
+  CHECK(*(*r)[0].offset == 7);
+  CHECK((*r)[0].metadata == "meta");
+}
+
+TEST_CASE("a coordinator busy for longer than the timeout fails the request and says so") {
+  Mock m;
+  auto c = OffsetsClient::open(m.conn(), 1000);
+  REQUIRE(c);
+  m.busy(kOffsetFetch, 1000, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c->committed("g", kT0, false);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  REQUIRE_FALSE(r);
+  INFO(r.error().message);
+  CHECK(r.error().message.find("oordinator load in progress") != std::string::npos);
+  CHECK(r.error().message.find("still busy after") != std::string::npos);
+  // Retried until the timeout, and not far past it.
+  CHECK(took >= std::chrono::milliseconds(500));
+  CHECK(took < std::chrono::milliseconds(4000));
+}
+
+TEST_CASE("an error that is not a busy coordinator is not retried") {
+  Mock m;
+  auto c = OffsetsClient::open(m.conn(), 5000);
+  REQUIRE(c);
+  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE);
+  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  const std::vector<OffsetsClient::NewOffset> to{{kT0[0], 3, ""}};
+  auto w = c->alter_committed("g", to);
+  REQUIRE_FALSE(w);
+  INFO(w.error().message);
+  CHECK(w.error().message.find("still busy") == std::string::npos);
+  // The busy answer queued behind it is still there: nothing sent the request a second time.
+  auto again = c->alter_committed("g", to);
+  REQUIRE(again);
+}
