@@ -14,6 +14,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "causal/excerpt.hpp"
 #include "causal/kafka/offsets.hpp"
 #include "subcommands.hpp"
 
@@ -149,28 +150,29 @@ Outcome run_baseline(const BaselineOptions& o) {
   // Refusals before any write: active members, offsets pending in an open transaction.
   std::string refusal;
   if (o.apply && desc && !desc->members.empty()) {
+    // One line, as every error is (causal(1)): the members follow, separated by "; ".
     std::string names;
     for (const auto& m : desc->members) {
-      names += fmt::format("\n  {} (client {}, host {})", m.member_id, m.client_id, m.host);
+      names += fmt::format("{}{} (client {}, host {})", names.empty() ? " " : "; ", m.member_id, m.client_id, m.host);
     }
     refusal = fmt::format(
-        "refusing to write the committed offsets of group '{}': it has {} active member(s) (state {}); stop them and "
+        "refusing to write the committed offsets of group {}: it has {} active member(s) (state {}); stop them and "
         "run again:{}",
-        o.group, desc->members.size(), desc->state, names);
+        quoted_excerpt(o.group), desc->members.size(), desc->state, names);
   } else if (o.apply) {
     for (const auto& r : rows) {
       if (r.skip() > 0 && !o.allow_skip) {
         refusal = fmt::format(
-            "refusing to move group '{}' forward on {}: {} -> {} skips {} offset(s) ({}..{}) whose records the group "
+            "refusing to move group {} forward on {}: {} -> {} skips {} offset(s) ({}..{}) whose records the group "
             "never consumes; add --allow-skip if that is intended",
-            o.group, chan(r.offsets.channel), *r.committed, r.baseline, r.skip(), *r.committed, r.baseline - 1);
+            quoted_excerpt(o.group), chan(r.offsets.channel), *r.committed, r.baseline, r.skip(), *r.committed, r.baseline - 1);
         break;
       }
       if (r.committed_pending) {
         refusal = fmt::format(
-            "refusing to write the committed offsets of group '{}': an offset commit for {} is pending in an open "
+            "refusing to write the committed offsets of group {}: an offset commit for {} is pending in an open "
             "transaction; wait until it commits or aborts",
-            o.group, chan(r.offsets.channel));
+            quoted_excerpt(o.group), chan(r.offsets.channel));
         break;
       }
     }
@@ -213,13 +215,14 @@ Outcome run_baseline(const BaselineOptions& o) {
       fmt::print("{}", text_table(rows, with_group));
       if (!explicit_offsets.empty()) fmt::print("(* explicit offset given on the command line; otherwise the LSO)\n");
       if (applied) {
-        fmt::print("\napplied: group '{}' committed offsets changed:\n", o.group);
+        fmt::print("\napplied: group {} committed offsets changed:\n", quoted_excerpt(o.group));
         for (const auto& r : rows) {
           fmt::print("  {}: {} -> {}\n", chan(r.offsets.channel),
                      r.committed ? fmt::format("{}", *r.committed) : std::string("none"), r.baseline);
         }
       } else if (with_group) {
-        fmt::print("\ndry run: nothing written. Add --apply to write BASELINE as group '{}''s committed offsets", o.group);
+        fmt::print("\ndry run: nothing written. Add --apply to write BASELINE as the committed offsets of group {}",
+                   quoted_excerpt(o.group));
         if (desc && !desc->members.empty()) {
           fmt::print(" (it has {} active member(s) now: --apply would refuse)", desc->members.size());
         }
@@ -235,7 +238,7 @@ Outcome run_baseline(const BaselineOptions& o) {
   }
   if (applied && o.format != Format::text) {
     for (const auto& r : rows) {
-      fmt::print(stderr, "causal: group '{}' {}: {} -> {}\n", o.group, chan(r.offsets.channel),
+      fmt::print(stderr, "causal: group {} {}: {} -> {}\n", quoted_excerpt(o.group), chan(r.offsets.channel),
                  r.committed ? fmt::format("{}", *r.committed) : std::string("none"), r.baseline);
     }
   }
@@ -250,7 +253,8 @@ void setup_baseline(CLI::App& sub, Outcome& result) {
   sub.add_option("channels", opts->channels,
                  "TOPIC, TOPIC/PARTITION, or TOPIC/PARTITION@OFFSET (an explicit baseline instead of the LSO)")
       ->required();
-  sub.add_option("-g,--group", opts->group, "Consumer group: show its committed offsets; with --apply, write them");
+  sub.add_option("-g,--group", opts->group, "Consumer group: show its committed offsets; with --apply, write them")
+      ->check(not_empty("group name"));
   auto* apply = sub.add_flag("--apply", opts->apply, "Write the baselines as the group's committed offsets");
   sub.add_flag("--dry-run", opts->dry_run, "Only print the plan (the default)")->excludes(apply);
   sub.add_flag("--allow-skip", opts->allow_skip,

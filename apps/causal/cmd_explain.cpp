@@ -23,6 +23,7 @@
 #include <csignal>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -34,6 +35,7 @@
 #include "causal/diagnosis.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/kafka/explain_scan.hpp"
+#include "causal/excerpt.hpp"
 #include "causal/kafka/offsets.hpp"
 #include "causal/resolution_state.hpp"
 #include "causal/snapshot.hpp"
@@ -157,6 +159,11 @@ Outcome explain_snapshot(const ExplainOptions& o) {
     ss << std::cin.rdbuf();
     text = ss.str();
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.snapshot_file, ec)) {
+      return std::unexpected(usage_error(fmt::format("cannot read snapshot file '{}': {}", o.snapshot_file,
+                                                     std::strerror(EISDIR))));
+    }
     std::ifstream in(o.snapshot_file, std::ios::binary);
     if (!in) {
       return std::unexpected(usage_error(fmt::format("cannot read snapshot file '{}': {}", o.snapshot_file,
@@ -186,7 +193,10 @@ Outcome explain_snapshot(const ExplainOptions& o) {
   DiagnosisFacts facts;
   if (!o.group.empty()) facts.group = o.group;
   Diagnosis d = diagnose(*snap, facts);
-  nlohmann::json extra{{"source", {{"snapshot", o.snapshot_file}}}};
+  // Nothing is modelled (the snapshot is the gate's own state) and no lookup is made.
+  nlohmann::json extra{{"source", {{"snapshot", o.snapshot_file}}},
+                       {"modelled_consumer", nullptr},
+                       {"lookups", nlohmann::json::array()}};
   return print(d, extra, fmt::format("source: snapshot file {} (no log facts, no lookups)\n", o.snapshot_file),
                o.format);
 }
@@ -207,8 +217,8 @@ Outcome explain_group(const ExplainOptions& o) {
   if (!desc) return std::unexpected(desc.error());
   if (!desc->exists) {
     return std::unexpected(runtime_error(fmt::format(
-        "unknown group '{}': {} has no such consumer group (no members, no committed offsets); check the name",
-        o.group, client->brokers())));
+        "unknown group {}: {} has no such consumer group (no members, no committed offsets); check the name",
+        quoted_excerpt(o.group), client->brokers())));
   }
   // The group's committed topics that --topic left out: the diagnosis is of a consumer of
   // the named topics only, and says so.
@@ -243,14 +253,14 @@ Outcome explain_group(const ExplainOptions& o) {
     std::string topics;
     for (const auto& t : o.topics) topics += (topics.empty() ? "" : ", ") + t;
     return std::unexpected(runtime_error(
-        fmt::format("group '{}' has no committed offset on {}: nothing to reconstruct (is it the right group and "
+        fmt::format("group {} has no committed offset on {}: nothing to reconstruct (is it the right group and "
                     "topic?)",
-                    o.group, topics)));
+                    quoted_excerpt(o.group), topics)));
   }
   for (const auto& c : *committed) {
     if (!c.error.empty()) {
       return std::unexpected(runtime_error(
-          fmt::format("group '{}': cannot read the committed offset of {}: {}", o.group, chan(c.channel), c.error)));
+          fmt::format("group {}: cannot read the committed offset of {}: {}", quoted_excerpt(o.group), chan(c.channel), c.error)));
     }
   }
   auto offsets = client->list_offsets(*channels);
@@ -354,11 +364,14 @@ Outcome explain_group(const ExplainOptions& o) {
       }
       // The window: the send was made inside a transaction that ended before the claiming
       // record became visible, so normally at or after (its timestamp - max transaction).
+      // No record below the LSO that recent (offset_for_time's nullopt) makes the window
+      // empty, not the whole log: the widening below then scans at most
+      // --lookup-max-offsets below the baseline, as on any other miss.
       Offset from = log_start;
       if (ts >= 0) {
         auto at = kafka::offset_for_time(o.conn, target, ts - o.max_transaction_ms, o.timeout_ms);
         if (!at) return std::unexpected(at.error());
-        if (*at) from = std::max(from, **at);
+        from = *at ? std::max(from, **at) : to;
       }
       from = std::min(from, to);
       const std::string sender = std::string(names.sender_name(b.sender));
@@ -411,19 +424,19 @@ Outcome explain_group(const ExplainOptions& o) {
   }
 
   std::string preface = fmt::format(
-      "source: group '{}' ({}, {} member(s)), replayed from its committed offsets to the LSO: {} record(s) "
+      "source: group {} ({}, {} member(s)), replayed from its committed offsets to the LSO: {} record(s) "
       "delivered, nothing committed; {} lookup(s)\n"
       "modelled: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does not implement them); "
       "explain's own lookups say what a consumer with lookups (causal tail, ConsumerHost with lookups on) would do\n",
-      o.group, desc->state, desc->members.size(), progress.delivered_count(), lookups_json.size());
+      quoted_excerpt(o.group), desc->state, desc->members.size(), progress.delivered_count(), lookups_json.size());
   if (!left_out.empty()) {
     std::string list;
     for (const auto& t : left_out) list += (list.empty() ? "" : ", ") + t;
     preface += fmt::format(
-        "left out: group '{}' also has committed offsets on {}, not named with --topic. This is the diagnosis of a "
+        "left out: group {} also has committed offsets on {}, not named with --topic. This is the diagnosis of a "
         "consumer of only the named topics: the replay ignored claims on {} (the gate's restrict step), {} of them; a "
         "node that consumes {} may hold where this one does not\n",
-        o.group, list, list, progress.ignored_count(), list);
+        quoted_excerpt(o.group), list, list, progress.ignored_count(), list);
   }
   for (const auto& c : *committed) {
     if (c.pending) preface += fmt::format("pending: {} has an offset commit pending in an open transaction\n", chan(c.channel));
@@ -460,7 +473,8 @@ Outcome run_explain(const ExplainOptions& o) {
 void setup_explain(CLI::App& sub, Outcome& result) {
   auto opts = std::make_shared<ExplainOptions>();
   add_kafka_options(sub, opts->conn);
-  sub.add_option("-g,--group", opts->group, "Consumer group whose committed positions to reconstruct (never joined)");
+  sub.add_option("-g,--group", opts->group, "Consumer group whose committed positions to reconstruct (never joined)")
+      ->check(not_empty("group name"));
   sub.add_option("-t,--topic", opts->topics, "Topic (or TOPIC/PARTITION) the group's node consumes; repeatable")
       ->allow_extra_args(false);
   completes(sub.add_option("--snapshot", opts->snapshot_file, "Explain a gate snapshot JSON file instead ('-' for stdin)"),
@@ -473,8 +487,8 @@ void setup_explain(CLI::App& sub, Outcome& result) {
       ->check(whole_number(1));
   sub.add_option("--lookup-max-offsets", opts->lookup_max_offsets,
                  "When the lookup window misses, scan at most this many offsets below the baseline toward the log "
-                 "start (default 1000000)")
-      ->check(CLI::PositiveNumber);
+                 "start (default 1000000; 0: do not widen)")
+      ->check(whole_number(0));
   sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each metadata/offset request (default 10000)")
       ->check(whole_number(1));
   sub.add_option("--replay-timeout-ms", opts->replay_timeout_ms,

@@ -1,6 +1,7 @@
 // causal tail: consume topics through the delivery gate and print records in delivery order.
 // Option parsing lives here; the consumer loop is in lib/kafka (ConsumerHost) and the output
 // in tail_format.cpp. man/causal-tail.1 documents options, output fields and exit codes.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -50,7 +51,8 @@ void setup_tail(CLI::App& sub, Outcome& result) {
       ->allow_extra_args(false);
   auto* group = sub.add_option("-g,--group", o->group,
                                "Start from this group's committed offsets, read without joining the group; never "
-                               "commits (unless --commit)");
+                               "commits (unless --commit)")
+                   ->check(not_empty("group name"));
   sub.add_flag("--commit", o->commit,
                "With --group: join the group (partitions assigned by it) and commit each partition's delivered "
                "position with the gate's resolution state, as a causal service does; at-least-once")
@@ -78,7 +80,7 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                  "Memory budget for held records (payload + key + 1 KiB each); partitions whose blocked heads "
                  "hold more are paused until released. Suffixes k, m, g (KiB, MiB, GiB); 0: no budget "
                  "(default 64m)")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(byte_size());
   sub.add_flag("-q,--quiet", o->quiet, "No counters line on stderr at exit (what is held is always reported)");
   sub.footer(R"(Examples:
   causal tail -b localhost:9092 orders payments shipments
@@ -103,7 +105,7 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
     fmt::print(stderr,
                "{}: {} delivered ({} printed) of {} received; {} held on arrival; bridges: {} at receive, {} "
                "behind a held head, {} by position advance; {} lookups; {} still held\n",
-               prog, s.delivered, w.records(), s.received, s.holds, s.bridges_at_receive, s.head_fold_ins,
+               prog, s.delivered, w.printed(), s.received, s.holds, s.bridges_at_receive, s.head_fold_ins,
                s.position_advances, host.lookups_done(), g.held_count());
   }
   // The hold budget's account: when it paused anything, or when there is none (--max-held-bytes 0)
@@ -159,6 +161,14 @@ Outcome run_tail(const TailOptions& o) {
     if (!rule) return std::unexpected(rule.error());
     co.start.push_back(*rule);
   }
+  // What can be checked before any metadata: a rule's topic must be read, and its partition
+  // too where only named partitions of the topic are read (the host checks the rest).
+  auto named = kafka::check_start_rules(co.start, [&](const std::string& topic, std::optional<std::int32_t> p) {
+    return std::any_of(co.channels.begin(), co.channels.end(), [&](const kafka::Selector& sel) {
+      return sel.topic == topic && (!p || !sel.partition || *sel.partition == *p);
+    });
+  });
+  if (!named) return std::unexpected(named.error());
   co.lookups = !o.no_lookup;
   co.max_held_bytes = o.max_held_bytes;
   co.max_transaction_duration = std::chrono::milliseconds(o.max_txn_ms);

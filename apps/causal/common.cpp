@@ -3,6 +3,7 @@
 #include "causal/excerpt.hpp"
 
 #include <charconv>
+#include <limits>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -92,6 +93,41 @@ CLI::Validator whole_number(std::uint64_t min) {
         return {};
       },
       "N>=" + std::to_string(min));
+}
+
+CLI::Validator byte_size() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string bad = quoted_excerpt(text) + " is not a size: a whole number of bytes, optionally followed "
+                                                       "by k, m or g (KiB, MiB, GiB)";
+        std::string_view digits = text;
+        int shift = 0;
+        if (!digits.empty()) {
+          switch (digits.back()) {
+            case 'k': case 'K': shift = 10; break;
+            case 'm': case 'M': shift = 20; break;
+            case 'g': case 'G': shift = 30; break;
+            default: break;
+          }
+          if (shift) digits.remove_suffix(1);
+        }
+        std::uint64_t v = 0;
+        const char* end = digits.data() + digits.size();
+        auto [p, ec] = std::from_chars(digits.data(), end, v);
+        if (digits.empty() || digits.front() == '-' || digits.front() == '+' || ec != std::errc() || p != end) {
+          return bad;
+        }
+        constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
+        if (v > (kMax >> shift)) return quoted_excerpt(text) + " is too large a size (at most 2^63 - 1 bytes)";
+        text = std::to_string(v << shift);
+        return {};
+      },
+      "SIZE");
+}
+
+CLI::Validator not_empty(const std::string& name) {
+  return CLI::Validator([name](std::string& text) { return text.empty() ? "the " + name + " is empty" : std::string(); },
+                        "");
 }
 
 std::string json_error_text(const std::string& what) {

@@ -57,6 +57,12 @@ bool show_progress();
 // decimal digits: checked as text, so that -1 never reaches an unsigned option as 2^64-1,
 // and with a message that says what is expected rather than a floating-point range.
 CLI::Validator whole_number(std::uint64_t min);
+// A size in bytes: digits, optionally followed by one of k, m, g (KiB, MiB, GiB; either
+// case), at most 2^63 - 1 bytes. Rewrites the text to the number of bytes; anything else
+// (a sign, a fraction, another suffix) is refused naming the text.
+CLI::Validator byte_size();
+// Refuses an empty value: "the NAME is empty" (e.g. --group "").
+CLI::Validator not_empty(const std::string& name);
 
 // An option NAME whose value is one of `choices` (case-insensitive), stored in `var` as its
 // enum value; shown in --help as NAME TYPE:{a,b,c} with the default named. Only the names

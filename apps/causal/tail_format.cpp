@@ -341,6 +341,8 @@ void RecordWriter::write_out() {
     p += n;
     left -= static_cast<std::size_t>(n);
   }
+  if (!broken_) printed_ += in_buffer_;
+  in_buffer_ = 0;
   out_.clear();
 }
 
@@ -429,7 +431,10 @@ void RecordWriter::lookup(const kafka::LookupReport& r) {
   appendf(out_, ",\"seq\":{},\"located\":", r.request.seq);
   if (r.located) appendf(out_, "{}", *r.located);
   else append(out_, "null");
-  appendf(out_, ",\"baseline\":{},\"scanned_from\":{},\"scanned_to\":{}}}", r.baseline, r.scanned_from, r.scanned_to);
+  appendf(out_, ",\"baseline\":{}", r.baseline);
+  // Half-open, as explain's; null when nothing was read.
+  if (r.scanned_to == kNoOffset) append(out_, ",\"scanned_from\":null,\"scanned_to\":null}");
+  else appendf(out_, ",\"scanned_from\":{},\"scanned_to\":{}}}", r.scanned_from, r.scanned_to);
   end_line();
 }
 
@@ -497,6 +502,7 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
   if (limit_reached() || broken_) return;
   auto* msg = const_cast<rd_kafka_message_t*>(&msg_in);
   ++records_;
+  ++in_buffer_;
   std::int64_t held_us = 0;  // a record released at receive was never held: no clock read
   if (d.release != Release::immediate) {
     auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -114,6 +114,9 @@ class RecordWriter : public kafka::HostObserver {
   bool broken() const { return broken_; }
   bool limit_reached() const { return settings_.limit && records_ >= *settings_.limit; }
   std::uint64_t records() const { return records_; }
+  // Records whose lines were written out whole: after a failed write, those in the failed
+  // buffer are not counted (some of them may have reached the output).
+  std::uint64_t printed() const { return printed_; }
 
   // A line for people describing a blocker, e.g. "orders/0@7 (frontier 4)".
   std::string describe(const Blocker& b) const;
@@ -132,6 +135,8 @@ class RecordWriter : public kafka::HostObserver {
   const Gate* gate_ = nullptr;
   fmt::memory_buffer out_;
   std::uint64_t records_ = 0;
+  std::uint64_t printed_ = 0;
+  std::uint64_t in_buffer_ = 0;  // records whose lines are in out_, not yet written
   std::uint64_t json_items_ = 0;
   bool broken_ = false;
   std::size_t channel_width_ = 0;

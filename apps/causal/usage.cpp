@@ -67,7 +67,7 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
     const std::string topic = argv[2];
     for (const CLI::App* sub : app.get_subcommands({})) {
       if (sub->get_name() == topic) {
-        std::fputs(sub->help().c_str(), stdout);
+        std::fputs(sub->help("causal").c_str(), stdout);  // "Usage: causal SUB", as SUB --help says
         return 0;
       }
     }

@@ -409,17 +409,35 @@ class Diagnoser {
     // something only when the scan covered everything from the log start to the baseline.
     const bool complete = !cf || !cf->log_start || (loc.scanned_from <= *cf->log_start && loc.scanned_to >= t.baseline);
     if (!complete) {
+      // What the scan left out: below it (it stopped short of the log start: the window and
+      // --lookup-max-offsets), above it (it ran out of --replay-timeout-ms before the
+      // baseline), or both.
+      const Offset log_start = *cf->log_start;
+      const bool below = loc.scanned_from > log_start;
+      const bool above = loc.scanned_to < t.baseline;
+      std::string shortfall;
+      if (below && above) {
+        shortfall = fmt::format("a scan that reached neither the log start {} nor, out of time, the baseline {}",
+                                log_start, t.baseline);
+      } else if (above) {
+        shortfall = fmt::format("a scan that ran out of time short of the baseline {}", t.baseline);
+      } else {
+        shortfall = fmt::format("a scan that stopped short of the log start {}", log_start);
+      }
+      std::string unscanned;
+      if (below) unscanned = fmt::format("[{}, {})", log_start, loc.scanned_from);
+      if (above) unscanned += fmt::format("{}[{}, {})", below ? " or " : "", loc.scanned_to, t.baseline);
       Root r = root_at(src, head_offset, claim, Verdict::send_not_located);
       r.summary = fmt::format("send not located: {} waits on sender '{}' send #{} to {}, not found in offsets [{}, {}) "
-                              "of {}, a scan that stopped short of the log start {}",
+                              "of {}, {}",
                               offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
                               channel_text(t.topic, t.partition), loc.scanned_from, loc.scanned_to,
-                              channel_text(t.topic, t.partition), *cf->log_start);
+                              channel_text(t.topic, t.partition), shortfall);
       r.detail = fmt::format(
-          "The send was appended before the claim became visible, so it is most likely below offset {}, below the "
-          "baseline {}: a frozen claim (a consumer without lookups stays held; one with lookups drains). Search "
-          "further with the remedy to locate it and get the offset to rewind to.",
-          loc.scanned_from, t.baseline);
+          "The send was appended before the claim became visible, so it is most likely in the offsets not scanned, "
+          "{}, below the baseline {}: a frozen claim (a consumer without lookups stays held; one with lookups "
+          "drains). Search further with the remedy to locate it and get the offset to rewind to.",
+          unscanned, t.baseline);
       r.remedy = loc.search_further;
       return add_root(key_of(r.verdict, claim, std::nullopt), std::move(r));
     }
@@ -494,6 +512,7 @@ class Diagnoser {
         r.summary = fmt::format("not received: {} waits on {}", who, what);
         r.detail = "No log facts (LSO, high watermark) were given for the channel; explain against the group "
                    "(--group) to tell an open transaction from a record not yet written.";
+        r.remedy = fmt::format("causal explain --group {} {}", group_, scope_args());
         break;
     }
     return add_root(key_of(v, claim, n), std::move(r));
@@ -709,6 +728,7 @@ std::string to_text(const Diagnosis& d) {
   for (const auto& c : d.channels) {
     out += fmt::format("  {:<24} baseline {:<8} frontier {:<8}", channel_text(c.topic, c.partition), c.baseline,
                        c.frontier);
+    if (c.position) out += fmt::format(" position {}", *c.position);
     if (c.lso) out += fmt::format(" lso {}", *c.lso);
     if (c.log_end) out += fmt::format(" high_watermark {}", *c.log_end);
     if (c.failed) out += fmt::format(" FAILED CLOSED at {}", c.failed_offset.value_or(-1));

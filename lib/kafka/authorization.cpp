@@ -1,4 +1,5 @@
 #include "causal/kafka/authorization.hpp"
+#include "causal/excerpt.hpp"
 
 #include <fmt/core.h>
 
@@ -21,8 +22,8 @@ std::optional<std::string> denied(rd_kafka_resp_err_t err, std::string_view oper
     return std::nullopt;
   if (err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED && kind != "cluster") return std::nullopt;
   return fmt::format(
-      "not authorised to {} {} '{}' ({}): the cluster's ACLs must allow {} on {} '{}' for this user",
-      operation, kind, name, rd_kafka_err2name(err), operation, kind, name);
+      "not authorised to {} {} {} ({}): the cluster's ACLs must allow {} on {} {} for this user",
+      operation, kind, quoted_excerpt(name), rd_kafka_err2name(err), operation, kind, quoted_excerpt(name));
 }
 
 }  // namespace causal::kafka

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -83,6 +84,33 @@ std::expected<StartRule, Error> parse_start_rule(std::string_view text) {
   if (!p) return std::unexpected(p.error());
   rule.position = *p;
   return rule;
+}
+
+std::expected<void, Error> check_start_rules(
+    const std::vector<StartRule>& rules,
+    const std::function<bool(const std::string& topic, std::optional<std::int32_t> partition)>& reads) {
+  auto scope_text = [](const std::optional<Selector>& s) {
+    if (!s) return std::string("every channel");
+    return s->partition ? fmt::format("{}/{}", s->topic, *s->partition) : s->topic;
+  };
+  // Scope -> the first rule given for it (partition -1: a whole topic; "" topic: unscoped).
+  std::map<std::pair<std::string, std::int32_t>, std::size_t> seen;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const auto& r = rules[i];
+    std::pair<std::string, std::int32_t> key{r.scope ? r.scope->topic : std::string(),
+                                             r.scope ? r.scope->partition.value_or(-1) : -1};
+    if (auto [it, fresh] = seen.emplace(std::move(key), i); !fresh) {
+      return std::unexpected(usage_error(fmt::format("--from: {} is given two start positions ({} and {}); give one",
+                                                     scope_text(r.scope), to_string(rules[it->second].position),
+                                                     to_string(r.position))));
+    }
+    if (r.scope && !reads(r.scope->topic, r.scope->partition)) {
+      return std::unexpected(usage_error(fmt::format("--from {}={}: {} is not among the channels read",
+                                                     scope_text(r.scope), to_string(r.position),
+                                                     scope_text(r.scope))));
+    }
+  }
+  return {};
 }
 
 StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition) {
@@ -244,13 +272,13 @@ std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string&
     case K::committed: {
       const std::string group = opts.group.value_or("");
       if (committed && committed->err) {
-        return std::unexpected(runtime_error(fmt::format("group '{}': committed offset of {}/{}: {}", group, topic,
+        return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(group), topic,
                                                          partition, rd_kafka_err2str(committed->err))));
       }
       if (committed && committed->offset >= 0) return std::max<Offset>(committed->offset, low);
       if (observer) {
-        observer->note(fmt::format("{}/{}: group '{}' has no committed offset; starting at the log start {}", topic,
-                                   partition, group, low));
+        observer->note(fmt::format("{}/{}: group {} has no committed offset; starting at the log start {}", topic,
+                                   partition, quoted_excerpt(group), low));
       }
       return low;
     }
@@ -343,6 +371,17 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
       if (wanted.insert(c).second) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
     }
   }
+  std::set<std::pair<std::string_view, std::int32_t>> read;  // (topic, partition), and (topic, -1)
+  for (const Want& w : wants) {
+    read.emplace(w.topic, w.partition);
+    read.emplace(w.topic, -1);
+  }
+  if (auto ok = check_start_rules(opts.start, [&](const std::string& topic, std::optional<std::int32_t> partition) {
+        return read.contains({topic, partition.value_or(-1)});
+      });
+      !ok) {
+    return std::unexpected(ok.error());
+  }
 
   // Offsets: log start and LSO from the read_committed handle; high watermark from a
   // read_uncommitted one when a start position needs it.
@@ -373,8 +412,8 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     }
     if (err) {
       rd_kafka_topic_partition_list_destroy(committed);
-      return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot read committed offsets: {}",
-                                                       *opts.group, im.brokers, rd_kafka_err2str(err))));
+      return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot read committed offsets: {}",
+                                                       quoted_excerpt(*opts.group), im.brokers, rd_kafka_err2str(err))));
     }
   }
   ListPtr committed_guard(committed);  // null-safe: unique_ptr never destroys null
@@ -776,7 +815,7 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
       if (m->offset >= rep.baseline) {
         done = true;
       } else {
-        rep.scanned_to = m->offset;
+        rep.scanned_to = m->offset + 1;
         ClockHeader h = find_clock_header(m);
         if (h.present && !h.duplicated &&
             decode(std::span(static_cast<const std::byte*>(h.data), h.size), names, scratch) && scratch.origin &&
@@ -793,8 +832,9 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
     rd_kafka_message_destroy(m);
   }
   rd_kafka_assign(lookup_rk.get(), nullptr);
+  if (rep.scanned_to == kNoOffset) rep.scanned_from = kNoOffset;  // nothing read
   std::string range = rep.scanned_to == kNoOffset ? std::string("no records")
-                                                  : fmt::format("offsets {}..{}", rep.scanned_from, rep.scanned_to);
+                                                  : fmt::format("offsets [{}, {})", rep.scanned_from, rep.scanned_to);
   if (rep.located) {
     rep.text = fmt::format("{}: found at offset {} below the baseline {} (scanned {} {}): claim accounted for", what,
                            *rep.located, rep.baseline, range, from_text);

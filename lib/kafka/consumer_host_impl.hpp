@@ -233,4 +233,5 @@ std::vector<std::pair<std::string, std::string>> consumer_defaults(const Consume
 // The start position the rules of `o` give topic/partition (the most specific rule wins).
 StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition);
 
+
 }  // namespace causal::kafka

@@ -46,6 +46,13 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
     }
     if (std::find(topics.begin(), topics.end(), sel.topic) == topics.end()) topics.push_back(sel.topic);
   }
+  // A member's partitions are assigned later, so a rule's partition is not checked here.
+  if (auto ok = check_start_rules(opts.start, [&](const std::string& topic, std::optional<std::int32_t>) {
+        return std::find(topics.begin(), topics.end(), topic) != topics.end();
+      });
+      !ok) {
+    return std::unexpected(ok.error());
+  }
   auto committed_rule = [](const StartPosition& p) { return p.kind == StartPosition::Kind::committed; };
   if (committed_rule(opts.default_start) ||
       std::any_of(opts.start.begin(), opts.start.end(), [&](const StartRule& r) { return committed_rule(r.position); })) {
@@ -78,7 +85,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   ListPtr sub(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
   for (const auto& t : topics) rd_kafka_topic_partition_list_add(sub.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
   if (auto err = rd_kafka_subscribe(im.rk.get(), sub.get()); err) {
-    return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot subscribe: {}", *opts.group,
+    return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot subscribe: {}", quoted_excerpt(*opts.group),
                                                      im.brokers, rd_kafka_err2str(err))));
   }
   im.queue = rd_kafka_queue_get_consumer(im.rk.get());
@@ -121,8 +128,8 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
   int tmo = static_cast<int>(opts.connect_timeout.count());
   ListPtr committed(rd_kafka_topic_partition_list_copy(parts));
   if (auto err = rd_kafka_committed(rk.get(), committed.get(), tmo); err) {
-    return std::unexpected(runtime_error(fmt::format("group '{}' on {}: cannot read committed offsets: {}",
-                                                     *opts.group, brokers, rd_kafka_err2str(err))));
+    return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot read committed offsets: {}",
+                                                     quoted_excerpt(*opts.group), brokers, rd_kafka_err2str(err))));
   }
   std::vector<ResolutionEntry> state;
   HandlePtr uncommitted;
@@ -137,7 +144,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
                                                        p.topic, p.partition, brokers, rd_kafka_err2str(err))));
     }
     if (c->err) {
-      return std::unexpected(runtime_error(fmt::format("group '{}': committed offset of {}/{}: {}", *opts.group,
+      return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(*opts.group),
                                                        p.topic, p.partition, rd_kafka_err2str(c->err))));
     }
     StartPosition from{StartPosition::Kind::committed, 0};
@@ -150,8 +157,8 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
       if (host->observer_) {
         host->observer_->note(
             c->offset < 0
-                ? fmt::format("{}/{}: group '{}' has no committed offset; starting at {} ({})", p.topic, p.partition,
-                              *opts.group, baseline, to_string(from))
+                ? fmt::format("{}/{}: group {} has no committed offset; starting at {} ({})", p.topic, p.partition,
+                              quoted_excerpt(*opts.group), baseline, to_string(from))
                 : fmt::format("{}/{}: the committed offset {} is below the log start {}; starting at {} ({})", p.topic,
                               p.partition, c->offset, low, baseline, to_string(from)));
       }
@@ -196,7 +203,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
   if (host->observer_) {
     std::string text;
     for (ChannelId c : assignment) text += (text.empty() ? "" : " ") + names.channel_text(c);
-    host->observer_->note(fmt::format("group '{}': generation {} assigned {}", *opts.group, generations,
+    host->observer_->note(fmt::format("group {}: generation {} assigned {}", quoted_excerpt(*opts.group), generations,
                                       text.empty() ? "nothing" : text));
   }
   return {};
@@ -284,7 +291,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
     }
   } else if (auto err = rd_kafka_commit(rk.get(), list.get(), 0 /* synchronous */); err) {
     for (const auto& [c, next] : done) committed_meta[c].clear();  // retried by the next commit
-    return std::unexpected(runtime_error(fmt::format("group '{}' on {}: commit failed: {}", *opts.group, brokers,
+    return std::unexpected(runtime_error(fmt::format("group {} on {}: commit failed: {}", quoted_excerpt(*opts.group), brokers,
                                                      rd_kafka_err2str(err))));
   }
   for (const auto& [c, next] : done) committed_at[c] = next;
@@ -306,7 +313,7 @@ std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines(const std::vect
   if (which.empty()) return {};
   ListPtr seek = list_at(host->names_, which, [&](ChannelId c) { return chans[c].baseline; });
   if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), seek.get(), static_cast<int>(opts.connect_timeout.count()))) {
-    Error err = runtime_error(fmt::format("group '{}': seek: {}", *opts.group, rd_kafka_error_string(e)));
+    Error err = runtime_error(fmt::format("group {}: seek: {}", quoted_excerpt(*opts.group), rd_kafka_error_string(e)));
     rd_kafka_error_destroy(e);
     return std::unexpected(err);
   }
@@ -325,9 +332,9 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   // A lost assignment (session expired) is not committed at all: the partitions may have
   // new owners already, and the coordinator fences the old generation's commit.
   if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && rd_kafka_assignment_lost(rk.get())) {
-    Error lost = runtime_error(fmt::format("group '{}': assignment lost (session expired); what was delivered "
+    Error lost = runtime_error(fmt::format("group {}: assignment lost (session expired); what was delivered "
                                            "since the last commit is not committed",
-                                           *opts.group));
+                                           quoted_excerpt(*opts.group)));
     if (commit_hook) {
       fail(std::move(lost));
     } else if (host->observer_) {
@@ -369,7 +376,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     rd_kafka_error_t* e = coop ? rd_kafka_incremental_unassign(rk.get(), parts) : nullptr;
     if (!coop) rd_kafka_assign(rk.get(), nullptr);
     if (e) {
-      fail(runtime_error(fmt::format("group '{}': giving up partitions: {}", *opts.group, rd_kafka_error_string(e))));
+      fail(runtime_error(fmt::format("group {}: giving up partitions: {}", quoted_excerpt(*opts.group), rd_kafka_error_string(e))));
       rd_kafka_error_destroy(e);
     }
     if (!coop || next.empty()) return;
@@ -399,11 +406,11 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     }
     if (coop) {
       if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk.get(), added.get())) {
-        fail(runtime_error(fmt::format("group '{}': assign: {}", *opts.group, rd_kafka_error_string(e))));
+        fail(runtime_error(fmt::format("group {}: assign: {}", quoted_excerpt(*opts.group), rd_kafka_error_string(e))));
         rd_kafka_error_destroy(e);
       }
     } else if (auto e = rd_kafka_assign(rk.get(), added.get()); e) {
-      fail(runtime_error(fmt::format("group '{}': assign: {}", *opts.group, rd_kafka_err2str(e))));
+      fail(runtime_error(fmt::format("group {}: assign: {}", quoted_excerpt(*opts.group), rd_kafka_err2str(e))));
     }
   }
   if (coop && !generation_pending) {

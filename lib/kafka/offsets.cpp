@@ -113,11 +113,11 @@ AdminOptionsPtr admin_options(rd_kafka_t* h, rd_kafka_admin_op_t op, int timeout
 std::expected<const rd_kafka_group_result_t*, Error> only_group(const rd_kafka_group_result_t** groups, size_t cnt,
                                                                  const std::string& group, std::string_view operation,
                                                                  rd_kafka_resp_err_t& busy) {
-  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group {}: unexpected answer ({} groups)", quoted_excerpt(group), cnt)));
   if (const rd_kafka_error_t* e = rd_kafka_group_result_error(groups[0])) {
     note_busy(rd_kafka_error_code(e), busy);
     if (auto no = denied(rd_kafka_error_code(e), operation, "group", group)) return std::unexpected(runtime_error(*no));
-    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+    return std::unexpected(runtime_error(fmt::format("group {}: {}", quoted_excerpt(group), rd_kafka_error_string(e))));
   }
   return groups[0];
 }
@@ -176,9 +176,10 @@ std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool
     spec.topic = std::string(rest);
   }
   if (!valid_topic_name(spec.topic)) {
+    // The argument is quoted once when it is the topic name itself.
+    const std::string where = spec.topic == text ? std::string() : quoted_excerpt(text) + ": ";
     return std::unexpected(usage_error(
-        fmt::format("{}: {} is not a valid topic name (1..249 of [a-zA-Z0-9._-])", quoted_excerpt(text),
-                    quoted_excerpt(spec.topic))));
+        fmt::format("{}{} is not a valid topic name (1..249 of [a-zA-Z0-9._-])", where, quoted_excerpt(spec.topic))));
   }
   if (spec.offset && !spec.partition) {
     return std::unexpected(usage_error(fmt::format("{}: an offset needs a partition: TOPIC/PARTITION@OFFSET", quoted_excerpt(text))));
@@ -308,7 +309,7 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
                                                                             std::span<const ChannelRef> channels,
                                                                             bool require_stable) {
   ListPtr list = make_list(channels, RD_KAFKA_OFFSET_INVALID);
-  const std::string what = fmt::format("reading the committed offsets of group '{}'", group);
+  const std::string what = fmt::format("reading the committed offsets of group {}", quoted_excerpt(group));
   return with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) -> std::expected<std::vector<CommittedOffset>, Error> {
     auto answer = list_group_offsets(committed_.get(), group, list.get(), require_stable, timeout_ms_, what, brokers_, busy);
     if (!answer) return std::unexpected(answer.error());
@@ -341,7 +342,7 @@ std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(c
   // No partition list: the broker answers with every partition the group has committed.
   auto answer = with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) {
     return list_group_offsets(committed_.get(), group, nullptr, false, timeout_ms_,
-                              fmt::format("listing the committed topics of group '{}'", group), brokers_, busy);
+                              fmt::format("listing the committed topics of group {}", quoted_excerpt(group)), brokers_, busy);
   });
   if (!answer) return std::unexpected(answer.error());
   std::vector<std::string> topics;
@@ -368,12 +369,12 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const 
   QueuePtr q{rd_kafka_queue_new(h)};
   const char* groups[] = {group.c_str()};
   rd_kafka_DescribeConsumerGroups(h, groups, 1, o.get(), q.get());
-  auto ev = await_event(q.get(), timeout_ms_, fmt::format("describing group '{}'", group), brokers_, busy);
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("describing group {}", quoted_excerpt(group)), brokers_, busy);
   if (!ev) return std::unexpected(ev.error());
   const auto* res = rd_kafka_event_DescribeConsumerGroups_result(ev->get());
   size_t cnt = 0;
   const rd_kafka_ConsumerGroupDescription_t** descs = rd_kafka_DescribeConsumerGroups_result_groups(res, &cnt);
-  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group '{}': unexpected answer ({} groups)", group, cnt)));
+  if (cnt != 1) return std::unexpected(runtime_error(fmt::format("group {}: unexpected answer ({} groups)", quoted_excerpt(group), cnt)));
   GroupDescription d;
   d.group = group;
   if (const rd_kafka_error_t* e = rd_kafka_ConsumerGroupDescription_error(descs[0])) {
@@ -384,7 +385,7 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const 
     }
     note_busy(rd_kafka_error_code(e), busy);
     if (auto no = denied(rd_kafka_error_code(e), "Describe", "group", group)) return std::unexpected(runtime_error(*no));
-    return std::unexpected(runtime_error(fmt::format("group '{}': {}", group, rd_kafka_error_string(e))));
+    return std::unexpected(runtime_error(fmt::format("group {}: {}", quoted_excerpt(group), rd_kafka_error_string(e))));
   }
   auto state = rd_kafka_ConsumerGroupDescription_state(descs[0]);
   d.state = rd_kafka_consumer_group_state_name(state);
@@ -430,7 +431,7 @@ std::expected<void, Error> OffsetsClient::alter_committed_once(const std::string
   QueuePtr q{rd_kafka_queue_new(h)};
   rd_kafka_AlterConsumerGroupOffsets(h, &req, 1, o.get(), q.get());
   rd_kafka_AlterConsumerGroupOffsets_destroy(req);
-  auto ev = await_event(q.get(), timeout_ms_, fmt::format("writing the committed offsets of group '{}'", group), brokers_,
+  auto ev = await_event(q.get(), timeout_ms_, fmt::format("writing the committed offsets of group {}", quoted_excerpt(group)), brokers_,
                         busy);
   if (!ev) return std::unexpected(ev.error());
   const auto* res = rd_kafka_event_AlterConsumerGroupOffsets_result(ev->get());
@@ -446,8 +447,8 @@ std::expected<void, Error> OffsetsClient::alter_committed_once(const std::string
       if (auto no = denied(err, "Read", "topic", parts->elems[i].topic)) return std::unexpected(runtime_error(*no));
       if (parts->elems[i].err) {
         note_busy(err, busy);
-        return std::unexpected(runtime_error(fmt::format("group '{}': cannot write the committed offset of {}/{}: {}",
-                                                         group, parts->elems[i].topic, parts->elems[i].partition,
+        return std::unexpected(runtime_error(fmt::format("group {}: cannot write the committed offset of {}/{}: {}",
+                                                         quoted_excerpt(group), parts->elems[i].topic, parts->elems[i].partition,
                                                          rd_kafka_err2str(parts->elems[i].err))));
       }
     }

@@ -56,6 +56,22 @@ usage --sender produce -b 127.0.0.1:1 --sender x --sender-prefix y orders
 usage --no-stamp produce -b 127.0.0.1:1 --no-stamp --sender x orders
 usage --no-stamp produce -b 127.0.0.1:1 --no-stamp --sender-prefix y orders
 usage --input decode -b 127.0.0.1:1 orders/0@1 --input hex
+# Sizes: digits with k, m or g; no sign, no other unit, no overflow.
+usage "'-1' is not a size" tail -b 127.0.0.1:1 --max-held-bytes -1 orders
+usage "'2t' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 2t orders
+usage "'1e' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 1e orders
+usage "'12x' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 12x orders
+usage "too large a size" tail -b 127.0.0.1:1 --max-held-bytes 99999999999g orders
+usage "'-1' is not a whole number of at least 0" explain -b 127.0.0.1:1 --group g -t t --lookup-max-offsets -1
+usage "'1.5' is not a whole number" explain -b 127.0.0.1:1 --group g -t t --lookup-max-offsets 1.5
+usage "the group name is empty" explain -b 127.0.0.1:1 --group "" -t t
+usage "the group name is empty" baseline -b 127.0.0.1:1 --group "" t
+usage "the group name is empty" tail -b 127.0.0.1:1 --group "" t
+# --from rules that name nothing read, or one scope twice, are refused before connecting.
+usage "--from nosuch=end: nosuch is not among the channels read" tail -b 127.0.0.1:1 --from nosuch=end orders
+usage "--from orders/9=end: orders/9 is not among the channels read" tail -b 127.0.0.1:1 --from orders/9=end orders/1
+usage "orders/1 is given two start positions (1 and 2)" tail -b 127.0.0.1:1 --from orders/1=1 --from orders/1=2 orders
+usage "every channel is given two start positions" tail -b 127.0.0.1:1 --from end --from lso orders
 
 usage --input encode --input 1 orders/0@1
 usage --output encode --output 2 orders/0@1
@@ -104,6 +120,7 @@ expect_out() {  # expect_out TEXT ARGS...: exit 0 and stdout contains TEXT
 }
 expect_out "Subcommands:" help
 expect_out "--exit-at-end" help tail
+expect_out "Usage: causal explain" help explain  # the usage line SUB --help prints
 expect_out "causal 0." -V
 expect_out "AQA=" encode --input JSON '{}'
 expect_out "0102010161010300" encode --output HEX 'a/3@0'
@@ -204,6 +221,12 @@ excerpt "encode, JSON clock topic" encode "$(cat "$TMP/clock.json")"
 excerpt "encode, JSON parse error" encode "$(cat "$TMP/bad.json")"
 excerpt "explain --snapshot, topic" explain --snapshot "$TMP/snap-topic.json"
 excerpt "explain --snapshot, claim kind" explain --snapshot "$TMP/snap-kind.json"
+# A topic name is quoted once, as an excerpt.
+usage "(300 bytes) is not a valid topic name" baseline -b 127.0.0.1:1 "$(printf 'a%.0s' {1..300})"
+if [[ $(grep -o "(300 bytes)" "$TMP/err" | wc -l) == 1 ]]; then passes=$((passes + 1)); else
+  echo "FAIL baseline, 300-byte topic: quoted more than once: $(cat "$TMP/err")"
+  fails=$((fails + 1))
+fi
 
 # A dead broker (issue 16, item 1): when every bootstrap address refuses, every subcommand
 # that talks to Kafka exits 1 within 2 s with one line naming the brokers, and no raw

@@ -142,6 +142,11 @@ TEST_CASE("offset claim below the LSO: trailing skip when caught up and unfetche
   // No facts at all: only "not received", and the detail says what is missing.
   auto bare = diagnose(s);
   CHECK(root_of(bare, "c", 0).verdict == Verdict::not_received);
+  // Its remedy is explain against the group, named when the facts name it.
+  CHECK(root_of(bare, "c", 0).remedy == "causal explain --group <GROUP> --topic a --topic c");
+  DiagnosisFacts named;
+  named.group = "billing";
+  CHECK(root_of(diagnose(s, named), "c", 0).remedy == "causal explain --group billing --topic a --topic c");
 }
 
 TEST_CASE("a chain of waits is followed to its root", "[diagnosis]") {
@@ -294,6 +299,44 @@ TEST_CASE("a sequence claim located at or above the baseline waits for it to arr
   f.channels[0] = facts("a", 0, 9, 9);
   f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9, std::nullopt};
   CHECK(root_of(diagnose(s, f), "c", 0).verdict == Verdict::not_appended);
+}
+
+TEST_CASE("a send not located says which end its scan stopped short of", "[diagnosis]") {
+  // a/0: log start 2, baseline 9; the claimed send was looked up and not found.
+  GateSnapshot s;
+  auto c = channel("c", 0, 0, 0);
+  hold(c, held(1, {seq_claim("a", 0, "S", 2)}));
+  s.channels = {c, channel("a", 0, 9, 8)};
+  DiagnosisFacts f;
+  f.channels.push_back(facts("a", 0, 9, 9));
+  f.channels[0].log_start = 2;
+  auto root_for = [&](Offset from, Offset to) {
+    f.located = {{"a", 0, "S", 2, std::nullopt, from, to, std::string("causal explain ...")}};
+    return root_of(diagnose(s, f), "c", 0);
+  };
+  SECTION("bounded below: the rest is under the range") {
+    Root r = root_for(5, 9);
+    CHECK(r.verdict == Verdict::send_not_located);
+    CHECK(r.summary.find("not found in offsets [5, 9) of a/0, a scan that stopped short of the log start 2") !=
+          std::string::npos);
+    CHECK(r.detail.find("in the offsets not scanned, [2, 5), below the baseline 9") != std::string::npos);
+  }
+  SECTION("out of time: the rest is above the range, not below it") {
+    Root r = root_for(2, 4);
+    CHECK(r.verdict == Verdict::send_not_located);
+    CHECK(r.summary.find("[2, 4) of a/0, a scan that ran out of time short of the baseline 9") != std::string::npos);
+    CHECK(r.summary.find("log start") == std::string::npos);
+    CHECK(r.detail.find("in the offsets not scanned, [4, 9), below the baseline 9") != std::string::npos);
+  }
+  SECTION("both") {
+    Root r = root_for(5, 7);
+    CHECK(r.summary.find("a scan that reached neither the log start 2 nor, out of time, the baseline 9") !=
+          std::string::npos);
+    CHECK(r.detail.find("[2, 5) or [7, 9)") != std::string::npos);
+  }
+  SECTION("the whole range from the log start to the baseline: not appended") {
+    CHECK(root_for(2, 9).verdict == Verdict::not_appended);
+  }
 }
 
 TEST_CASE("claims outside the scope are reported but do not block", "[diagnosis]") {

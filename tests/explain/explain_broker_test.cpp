@@ -366,6 +366,7 @@ TEST_CASE("baseline --apply refuses while the group has an active member and cha
   CHECK(r.rc == 1);
   CHECK(r.err.find("refusing") != std::string::npos);
   CHECK(r.err.find("the-active-member") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line, members on it
   CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
 
   // The dry run (the default) says it would refuse, and writes nothing either.
@@ -409,6 +410,9 @@ TEST_CASE("bad input: unknown group and unknown topic and unreadable or malforme
   Run missing = causal_cli({"explain", "--snapshot", "/nonexistent/gate.json"});
   CHECK(missing.rc == 2);
   CHECK(missing.err.find("cannot read snapshot file '/nonexistent/gate.json'") != std::string::npos);
+  Run dir = causal_cli({"explain", "--snapshot", "/tmp"});
+  CHECK(dir.rc == 2);
+  CHECK(dir.err.find("cannot read snapshot file '/tmp': Is a directory") != std::string::npos);
 
   char path[] = "/tmp/causal-bad-snapshot-XXXXXX";
   int fd = mkstemp(path);
@@ -522,6 +526,10 @@ TEST_CASE("explain --snapshot reads a snapshot the library wrote", "[explain][br
   // record held on snap-c.
   CHECK(root["remedy"] == "causal explain --group the-group --topic snap-a --topic snap-c");
   CHECK(j["source"]["snapshot"] == path);
+  // Absent values are null, never missing (docs/explain-format.md).
+  REQUIRE(j.contains("modelled_consumer"));
+  CHECK(j["modelled_consumer"].is_null());
+  CHECK(j["lookups"] == Json::array());
   Run text = causal_cli({"explain", "--snapshot", path});
   CHECK(text.rc == 4);
   CHECK(text.out.rfind("stuck:", 0) == 0);
@@ -658,6 +666,45 @@ TEST_CASE("issue 11.3: a lagging relay's claim names a send below the lookup win
     CHECK(further.out.find("FROZEN SEQUENCE CLAIM") != std::string::npos);
     CHECK(further.out.find("--apply " + T + "/2@0") != std::string::npos);
   }
+}
+
+TEST_CASE("a lookup window with no record that recent is empty: the scan stays within --lookup-max-offsets",
+          "[explain][broker]") {
+  // T/2 holds the send at 0 and two later records; the claim on T/1 is written 1.5 s after
+  // all of them, so with --max-transaction-ms 500 no record of T/2 is in the window. The
+  // scan must then be the widening alone, [3 - N, 3), not the whole log from its start.
+  const std::string T = causal::test::create_topic("explain-empty-window", 3);
+  const std::string S = causal::test::unique_name("sender-T");
+  const std::string group = causal::test::unique_name("empty-window");
+  causal::test::Producer w;
+  Stamp send;
+  send.origin(S, 1);
+  REQUIRE(w.send(T, stamped("send", 2, send)) == 0);
+  REQUIRE(w.send(T, Record("later-1", 2)) == 1);
+  REQUIRE(w.send(T, Record("later-2", 2)) == 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  Stamp relayed;
+  relayed.origin(causal::test::unique_name("relay"), 1).seq(T, 2, S, 1);
+  REQUIRE(w.send(T, stamped("claim", 1, relayed)) == 0);
+  causal::test::commit_offsets(group, T, {{0, 0}, {1, 0}, {2, 3}});
+
+  Run r = causal_cli({"explain", "--group", group, "--topic", T, "--max-transaction-ms", "500",
+                      "--lookup-max-offsets", "1", "--format", "json"});
+  REQUIRE(r.rc == 4);
+  Json j = Json::parse(r.out);
+  REQUIRE(j["lookups"].size() == 1);
+  CHECK(j["lookups"][0]["scanned_from"] == 2);
+  CHECK(j["lookups"][0]["scanned_to"] == 3);
+  CHECK(j["lookups"][0]["complete"] == false);
+  CHECK(only_root(j)["verdict"] == "send_not_located");
+
+  // With room to widen, the same empty window finds the send.
+  Run widened = causal_cli({"explain", "--group", group, "--topic", T, "--max-transaction-ms", "500", "--format", "json"});
+  REQUIRE(widened.rc == 4);
+  Json wide = Json::parse(widened.out);
+  CHECK(wide["lookups"][0]["scanned_from"] == 0);
+  CHECK(only_root(wide)["verdict"] == "frozen_seq_claim");
+  CHECK(only_root(wide)["located_offset"] == 0);
 }
 
 TEST_CASE("issue 11.4: several frozen claims on one partition get one remedy, and the runbook's pipeline drains it",

@@ -56,6 +56,7 @@
 // librdkafka's own threads only touch the log/error callbacks, which lock.
 #pragma once
 
+#include <functional>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -106,12 +107,21 @@ struct Selector {
 std::expected<Selector, Error> parse_selector(std::string_view text);
 
 // A --from rule: "POS" (every channel), "TOPIC=POS", "TOPIC/P=POS" (or '@' for '=').
-// The most specific rule wins; among equals, the last given.
+// The most specific rule wins. ConsumerHost::open and join refuse (usage error) two rules of
+// the same scope, and a scoped rule that matches no channel read (join checks the topic only:
+// the group assigns the partitions later).
 struct StartRule {
   std::optional<Selector> scope;
   StartPosition position;
 };
 std::expected<StartRule, Error> parse_start_rule(std::string_view text);
+// A usage error when two rules have the same scope (which should win would be a guess), or a
+// scoped rule matches no channel read: `reads(topic, partition)` says whether a channel is
+// read, partition nullopt meaning any partition of the topic. open() and join() call it; a
+// command line calls it first with what it knows before metadata, to fail without a broker.
+std::expected<void, Error> check_start_rules(
+    const std::vector<StartRule>& rules,
+    const std::function<bool(const std::string& topic, std::optional<std::int32_t> partition)>& reads);
 
 struct ConsumerOptions {
   ConnectionOptions connection;
@@ -183,8 +193,10 @@ struct HeaderFailure {
 
 struct LookupReport {
   LookupRequest request;
-  Offset scanned_from = kNoOffset;  // first offset read
-  Offset scanned_to = kNoOffset;    // last offset read (kNoOffset: nothing read)
+  // The offsets read, half-open [scanned_from, scanned_to) as explain's lookups are; both
+  // kNoOffset when nothing was read.
+  Offset scanned_from = kNoOffset;
+  Offset scanned_to = kNoOffset;
   std::optional<Offset> located;
   Offset baseline = kNoOffset;
   std::string text;  // one line for people
