@@ -29,6 +29,7 @@
 #include <fmt/core.h>
 
 #include "bounded_input.hpp"
+#include "causal/kafka/consumer_host.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "causal/kafka/authorization.hpp"
@@ -535,11 +536,15 @@ Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
       if (trim(line).empty()) continue;
       auto rec = KcatParser(line).record();
       if (!rec) return std::unexpected(usage_error(fmt::format("line {}: not kcat -J output: {}", n, rec.error())));
-      if (rec->topic && rec->partition && rec->offset) {
-        w.topic = *rec->topic;
-        w.partition = static_cast<std::int32_t>(*rec->partition);
-        w.offset = *rec->offset;
+      // kcat -J writes every record's topic, partition and offset: an object without them is
+      // something else, refused rather than printed as a record without a header.
+      if (!rec->topic || !rec->partition || !rec->offset) {
+        return std::unexpected(usage_error(fmt::format(
+            "line {}: not kcat -J output: a record has \"topic\", \"partition\" and \"offset\"", n)));
       }
+      w.topic = *rec->topic;
+      w.partition = static_cast<std::int32_t>(*rec->partition);
+      w.offset = *rec->offset;
       const std::string* value = nullptr;
       int found = 0;
       for (std::size_t i = 0; i + 1 < rec->headers.size(); i += 2) {
@@ -633,6 +638,15 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   if (!made) return std::unexpected(made.error());
   kafka::HandlePtr rk = std::move(*made);
   std::string where = fmt::format("{}/{}", src.topic, src.partition);
+  // An unknown topic or partition is said at once, not after waiting out --timeout-ms for a
+  // record that cannot come.
+  auto count = kafka::partition_count(rk.get(), src.topic, std::chrono::milliseconds(o.timeout_ms),
+                                      kafka::brokers_in_effect(o.kafka));
+  if (!count) return std::unexpected(runtime_error(log.with_cause(count.error().message)));
+  if (src.partition >= *count) {
+    return std::unexpected(runtime_error(fmt::format("unknown partition {}: topic '{}' has {} partition(s)", where,
+                                                     src.topic, *count)));
+  }
   kafka::ListPtr parts(rd_kafka_topic_partition_list_new(1));
   rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = src.first;
   if (auto e = rd_kafka_assign(rk.get(), parts.get()); e) {

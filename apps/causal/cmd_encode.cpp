@@ -193,10 +193,11 @@ Outcome run_encode(const EncodeOptions& o) {
     }
     parsed.emplace_back(n, std::move(*c));
   }
-  if (clocks == 0) return std::unexpected(usage_error("no clock given (arguments or one per stdin line; {} is the empty clock)"));
+  // A read error first: an input that could not be read is not an empty one.
   if (std::ferror(stdin)) {
     return std::unexpected(runtime_error(fmt::format("cannot read standard input: {}", std::strerror(errno))));
   }
+  if (clocks == 0) return std::unexpected(usage_error("no clock given (arguments or one per stdin line; {} is the empty clock)"));
   for (const auto& [line_no, c] : parsed) {
     if (output::failed()) break;  // nobody reads on, or output is lost: main() says which
     if (auto r = emit(c, names, o.output); !r) {

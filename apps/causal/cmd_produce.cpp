@@ -1,7 +1,10 @@
 // causal produce: read records from stdin and produce them stamped as a real causal sender
 // (lib/kafka ProducerHost). man/causal-produce.1 documents the input format.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <optional>
 #include <set>
 #include <iostream>
 #include <string>
@@ -108,6 +111,18 @@ std::expected<std::optional<std::string>, std::string> bytes_field(const nlohman
   return std::optional<std::string>{std::move(s)};
 }
 
+// The first key of `j` not in `known`, as the error names it ("unknown field \"x\"",
+// prefixed by `where`), or nullopt.
+std::optional<std::string> unknown_field(const nlohmann::json& j, const std::set<std::string>& known,
+                                         std::string_view where) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (known.contains(it.key())) continue;
+    const std::string name = name_excerpt(it.key());
+    return fmt::format("{}unknown field {}", where, name == it.key() ? "\"" + name + "\"" : name);
+  }
+  return std::nullopt;
+}
+
 std::expected<Parsed, std::string> parse_jsonl(const std::string& line, Names& names) {
   Parsed p;
   nlohmann::json j;
@@ -120,9 +135,7 @@ std::expected<Parsed, std::string> parse_jsonl(const std::string& line, Names& n
   static const std::set<std::string> known = {"key",   "value",      "headers",   "partition",    "topic",
                                               "claims", "seq_claims", "transaction", "key_encoding", "value_encoding",
                                               "origin"};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!known.contains(it.key())) return std::unexpected(fmt::format("unknown field \"{}\"", it.key()));
-  }
+  if (auto u = unknown_field(j, known, "")) return std::unexpected(*u);
   if (j.contains("transaction")) {
     if (j["transaction"] != "commit" && j["transaction"] != "abort") {
       return std::unexpected("\"transaction\" must be \"commit\" or \"abort\"");
@@ -142,6 +155,8 @@ std::expected<Parsed, std::string> parse_jsonl(const std::string& line, Names& n
       if (!h.is_object() || !h.contains("name") || !h["name"].is_string()) {
         return std::unexpected("each header must be an object with a string \"name\"");
       }
+      static const std::set<std::string> header_fields = {"name", "value", "value_encoding"};
+      if (auto u = unknown_field(h, header_fields, "header ")) return std::unexpected(*u);
       auto hv = bytes_field(h, "value", "value_encoding");
       if (!hv) return std::unexpected("header: " + hv.error());
       p.headers.emplace_back(h["name"].get<std::string>(), std::move(*hv));
@@ -309,7 +324,9 @@ Outcome run_produce(const ProduceOptions& o) {
       }
     }
     if (auto r = host.send(rec, lineno); !r) {
-      outcome = std::unexpected(r.error());
+      Error e = r.error();
+      if (e.code == Errc::usage) e.message = fmt::format("stdin line {}: {}", lineno, e.message);  // this record's
+      outcome = std::unexpected(std::move(e));
       break;
     }
     if (transactional && o.commit_every && ++in_txn >= o.commit_every) {
@@ -319,14 +336,31 @@ Outcome run_produce(const ProduceOptions& o) {
       }
     }
   }
+  // A read error is not the end of the input.
+  if (outcome && std::ferror(stdin)) {
+    outcome = std::unexpected(runtime_error(fmt::format("cannot read standard input (after line {}): {}", lineno,
+                                                        std::strerror(errno))));
+  }
   if (outcome && transactional) outcome = end_txn(!o.abort);
-  if (outcome) outcome = host.flush();
+  bool aborted_open = false;
+  if (outcome) {
+    outcome = host.flush();
+  } else if (transactional) {
+    // Stopped early: the open transaction is aborted, so none of its records is committed.
+    aborted_open = host.in_transaction() && host.abort_and_forget().has_value();
+  } else {
+    // Stopped early: the records already sent still reach Kafka. Wait for their reports, so
+    // that the summary and --report count every one that did (the first error stays the
+    // one reported).
+    host.drain();
+  }
   host.on_delivery = nullptr;  // `report` dies before `host`, whose destructor flushes
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
-  fmt::print(stderr, "causal produce: {} record{} sent, {} delivered, as sender {}", host.sent(),
-             host.sent() == 1 ? "" : "s", host.delivered(), host.sender_name());
+  fmt::print(stderr, "causal produce: {} record{} sent, {} delivered, as {}", host.sent(), host.sent() == 1 ? "" : "s",
+             host.delivered(), o.no_stamp ? "unstamped records" : "sender " + host.sender_name());
   if (transactional) fmt::print(stderr, "; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
+  if (aborted_open) fmt::print(stderr, " (the last one on the error)");
   fmt::print(stderr, "\n");
   return outcome;
 }

@@ -2,6 +2,8 @@
 
 #include "causal/excerpt.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <limits>
 #include <cstdint>
@@ -33,8 +35,27 @@ const ValueCompletion* completion_of(const CLI::Option* opt) {
   return it == completions().end() ? nullptr : &it->second;
 }
 
+CLI::Validator member_of(std::vector<std::string> names, bool any_case) {
+  std::string set = "{";
+  for (const auto& n : names) set += (set.size() > 1 ? "," : "") + n;
+  set += "}";
+  return CLI::Validator(
+      [names, any_case, set](std::string& text) -> std::string {
+        for (const auto& n : names) {
+          if (std::equal(text.begin(), text.end(), n.begin(), n.end(), [any_case](char a, char b) {
+                return any_case ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b))
+                                : a == b;
+              })) {
+            return {};
+          }
+        }
+        return quoted_excerpt(text) + " is not one of " + set;
+      },
+      set);
+}
+
 CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names) {
-  opt->check(CLI::IsMember(names));
+  opt->check(member_of(names, false));
   return completes(opt, {ValueCompletion::Kind::one_of, std::move(names)});
 }
 

@@ -38,6 +38,10 @@ CLI::Option* completes(CLI::Option* opt, ValueCompletion values);
 const ValueCompletion* completion_of(const CLI::Option* opt);
 // `opt` takes one of `names`, as written: checked (CLI::IsMember) and offered by completion.
 CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names);
+// The check behind one_of and add_choice_option: the value is one of `names` (any case when
+// `any_case`). Shown in --help as {a,b,c}; refused as "'VALUE' is not one of {a,b,c}", the
+// value quoted as an excerpt (CLI11's IsMember quoted it whole and raw).
+CLI::Validator member_of(std::vector<std::string> names, bool any_case);
 
 // -b/--brokers (and $CAUSAL_BROKERS), -X key=value (repeatable), -F file (repeatable),
 // --cluster NAME (a section of the configuration file).
@@ -88,7 +92,7 @@ CLI::Option* add_choice_option(CLI::App& sub, const std::string& name, const std
         }
       },
       help + " (default " + deflt_name + ")");
-  opt->check(CLI::IsMember(names, CLI::ignore_case))->type_name(type_name);
+  opt->check(member_of(names, true))->type_name(type_name);
   return completes(opt, {ValueCompletion::Kind::one_of, std::move(names)});
 }
 

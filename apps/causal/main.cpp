@@ -15,6 +15,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/excerpt.hpp"
 #include "causal/kafka/librdkafka_version.hpp"
 #include "causal/version.hpp"
 #include "output.hpp"
@@ -26,7 +27,9 @@ namespace {
 // One line on stderr. Not fmt::print: that throws when stderr itself cannot be written,
 // and there is nobody left to catch it.
 void say(const std::string& line) {
-  std::fputs(("causal: " + line + "\n").c_str(), stderr);
+  // one_line: whatever a message carries (a parser's quote of the input, a path), the error
+  // stays one line and writes no control byte to the terminal.
+  std::fputs(("causal: " + causal::one_line(line) + "\n").c_str(), stderr);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "usage.hpp"
 
+#include "causal/excerpt.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
@@ -55,8 +57,8 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
   if (word.front() == '-') {
     // causal itself takes only these; every other option belongs to a subcommand.
     if (word == "-h" || word == "--help" || word == "-V" || word == "--version") return std::nullopt;
-    std::fprintf(stderr, "causal: unknown option '%s' before the subcommand (causal --help lists them)\n",
-                 word.c_str());
+    std::fprintf(stderr, "causal: unknown option %s before the subcommand (causal --help lists them)\n",
+                 quoted_excerpt(word).c_str());
     return 2;
   }
   if (word == kHelpCommand) {
@@ -72,7 +74,7 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
       }
     }
     auto near = nearest_subcommand(app, topic);
-    std::fprintf(stderr, "causal: help: no subcommand '%s'%s (causal --help lists them)\n", topic.c_str(),
+    std::fprintf(stderr, "causal: help: no subcommand %s%s (causal --help lists them)\n", quoted_excerpt(topic).c_str(),
                  near ? fmt::format("; did you mean '{}'?", *near).c_str() : "");
     return 2;
   }
@@ -85,7 +87,8 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
   } else if (auto near = nearest_subcommand(app, word)) {
     hint = fmt::format("; did you mean 'causal {}'?", *near);
   }
-  std::fprintf(stderr, "causal: unknown subcommand '%s'%s (causal --help lists them)\n", word.c_str(), hint.c_str());
+  std::fprintf(stderr, "causal: unknown subcommand %s%s (causal --help lists them)\n", quoted_excerpt(word).c_str(),
+               hint.c_str());
   return 2;
 }
 

@@ -251,7 +251,7 @@ struct Decoder {
     if ((flags & kFlagSeqs) && !seqs(out)) return false;
     if (!r.at_end()) {
       return error(DecodeErrc::trailing_bytes, r.pos(), [&] {
-        return fmt::format("{} bytes left after the last field, at byte {}", r.remaining(), r.pos());
+        return fmt::format("{} byte{} left after the last field", r.remaining(), r.remaining() == 1 ? "" : "s");
       });
     }
     return true;
@@ -621,7 +621,7 @@ std::expected<void, Error> only_fields(const nlohmann::json& j, const std::strin
   if (!j.is_object()) return json_error(path.empty() ? "clock" : path, "expected an object");
   for (const auto& [k, v] : j.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      return json_error(path.empty() ? k : path + "." + k, "unknown field");
+      return json_error(path.empty() ? name_excerpt(k) : path + "." + name_excerpt(k), "unknown field");
     }
   }
   return {};

@@ -21,4 +21,26 @@ std::string quoted_excerpt(std::string_view text, std::size_t max) {
   return out + "'";
 }
 
+std::string name_excerpt(std::string_view name) {
+  const bool plain = !name.empty() && name.size() <= 60 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
+  });
+  return plain ? std::string(name) : quoted_excerpt(name);
+}
+
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 }  // namespace causal

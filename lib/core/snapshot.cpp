@@ -79,7 +79,7 @@ struct Reader {
     for (const auto& [k, v] : j.items()) {
       bool known = std::find(required.begin(), required.end(), k) != required.end() ||
                    std::find(optional.begin(), optional.end(), k) != optional.end();
-      if (!known) return fail(path + "." + k, "unknown field");
+      if (!known) return fail(path + "." + name_excerpt(k), "unknown field");
     }
     for (auto k : required) {
       if (!j.contains(k)) return fail(path + "." + std::string(k), "missing");
@@ -326,7 +326,7 @@ std::expected<GateSnapshot, Error> snapshot_from_json(const nlohmann::json& j) {
   for (const auto& [k, v] : st.items()) {
     bool known = false;
     for_each_stat(s.stats, [&](const char* name, std::uint64_t&) { known = known || k == name; });
-    if (!known) return std::unexpected(usage_error(fmt::format("stats.{}: unknown field", k)));
+    if (!known) return std::unexpected(usage_error(fmt::format("stats.{}: unknown field", name_excerpt(k))));
   }
   bool ok = true;
   for_each_stat(s.stats, [&](const char* name, std::uint64_t& field) {

@@ -1,4 +1,5 @@
 #include "causal/kafka/config.hpp"
+#include "causal/excerpt.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -52,8 +53,14 @@ std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, co
   if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
     std::string why = err;
     if (is_secret(key) && !value.empty()) replace_all(why, value, "[redacted]");  // librdkafka may quote it
-    return std::unexpected(usage_error(
-        fmt::format("{}: cannot set property {}={}: {}", where, key, redacted(key, value), why)));
+    // A long value is cut, here and where librdkafka quotes it, as all quoted input is (causal(1)).
+    constexpr std::size_t kShown = 60;
+    std::string shown = redacted(key, value);
+    if (!is_secret(key) && value.size() > kShown) {
+      shown = fmt::format("{}... ({} bytes)", value.substr(0, kShown), value.size());
+      replace_all(why, value, value.substr(0, kShown) + "...");
+    }
+    return std::unexpected(usage_error(fmt::format("{}: cannot set property {}={}: {}", where, key, shown, why)));
   }
   remember_secret(key, value);
   return {};
@@ -167,10 +174,16 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   if (!brokers.empty()) {
     if (auto r = set(conf.get(), "bootstrap.servers", brokers, "-b"); !r) return std::unexpected(r.error());
   }
-  if (bootstrap_of(conf.get()).empty()) {
+  const std::string boot = bootstrap_of(conf.get());
+  if (boot.empty()) {
     return std::unexpected(usage_error(
         "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, set bootstrap.servers with -X or -F, or "
         "use --cluster NAME with a section of the configuration file"));
+  }
+  // Only separators (-b ' , '): librdkafka would wait out the timeout for no broker at all.
+  if (boot.find_first_not_of(" ,\t") == std::string::npos) {
+    return std::unexpected(usage_error(fmt::format(
+        "the brokers {} name no address: give HOST:PORT[,HOST:PORT...]", quoted_excerpt(boot))));
   }
   return conf;
 }

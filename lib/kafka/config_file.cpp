@@ -68,8 +68,10 @@ std::expected<ConfigFile, Error> parse_config_file(const std::string& path, cons
       std::string_view name = line.back() == ']' ? trim(line.substr(1, line.size() - 2)) : std::string_view{};
       if (!valid_section_name(name)) {
         return std::unexpected(
-            usage_error(fmt::format("{}:{}: {} is not a section header [NAME] (NAME of [A-Za-z0-9._-])", path,
-                                    lineno, quoted_excerpt(line))));
+            // The line is not shown: a mistyped one may hold a secret ("[prod] sasl.password=...").
+            usage_error(fmt::format("{}:{}: a line starting with '[' must be a section header [NAME] (NAME of "
+                                    "[A-Za-z0-9._-], nothing else on the line)",
+                                    path, lineno)));
       }
       into = nullptr;
       for (auto& [n, entries] : file.sections) {

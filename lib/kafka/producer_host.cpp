@@ -218,6 +218,11 @@ std::expected<void, Error> ProducerHost::flush() {
   return check_failed();
 }
 
+void ProducerHost::drain() {
+  rd_kafka_flush(rk_.get(), static_cast<int>(opts_.timeout.count()));  // serves the reports
+  rd_kafka_poll(rk_.get(), 0);
+}
+
 std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
   // Flush first: every send acknowledged (and claimed by offset) before the end, which is
   // what Stamper::transaction_ended requires; aborted sends keep their real offsets.
@@ -297,8 +302,9 @@ std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t
                                                            r.key ? r.key->size() : 0, topic.partitions, nullptr,
                                                            nullptr);
   } else if (partition >= topic.partitions) {
-    return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition(s); partition {} does not exist",
-                                                     r.topic, topic.partitions, partition)));
+    // The record's own mistake, not the cluster's: a usage error, for the caller to place.
+    return std::unexpected(usage_error(fmt::format("topic '{}' has {} partition(s); partition {} does not exist",
+                                                   r.topic, topic.partitions, partition)));
   }
   ChannelId sink = names_.channel(topic.id, partition);
 

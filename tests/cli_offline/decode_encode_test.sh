@@ -55,6 +55,8 @@ run encode '{"claims":[{"topic":"orders","partition":3}]}'
 check "encode: JSON error names the field" 2 -- "claims[0].offset: missing"
 run_in 'orders/1@1\nbad token\n' encode
 check "encode: stdin error names the line" 2 -- "line 2:" "'bad'"
+"$CAUSAL" encode </tmp >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "encode: unreadable stdin is exit 1, not 'no clock given'" 1 -- "cannot read standard input: Is a directory"
 run_in 'orders/1@1\norders/1@2\n' encode --output raw
 check "encode: raw takes one clock" 2 -- "one header"
 run encode --output hexx orders/1@1
@@ -103,6 +105,9 @@ check "decode --kcat" 3 '"topic":"codecdemo"' '"offset":0' '"sender":"café"' '"
   '"header_present":false' -- "codecdemo/0@3:" "count_too_large"
 run_in '{"topic":"t","partition":0,"offset":5,"headers":["x","y"]\n' decode --kcat
 check "decode --kcat: not kcat output is a usage error" 2 -- "line 1: not kcat -J output"
+run_in '{"not":"kcat"}\n' decode --kcat
+check "decode --kcat: an object without topic, partition and offset is not kcat output" 2 -- \
+  'line 1: not kcat -J output: a record has "topic", "partition" and "offset"'
 
 # --- decode writes in large pieces, but shows each record before it waits for more input:
 # from a live pipe, the first line's record arrives while the second line is 3 s away.

@@ -221,6 +221,25 @@ excerpt "encode, JSON clock topic" encode "$(cat "$TMP/clock.json")"
 excerpt "encode, JSON parse error" encode "$(cat "$TMP/bad.json")"
 excerpt "explain --snapshot, topic" explain --snapshot "$TMP/snap-topic.json"
 excerpt "explain --snapshot, claim kind" explain --snapshot "$TMP/snap-kind.json"
+# Input that reaches an error through a parser's own message, or a path: never a raw control
+# byte, never a second line, never the whole of a long word.
+excerpt "unknown subcommand" $'\x1b[31mdecode'
+excerpt "unknown subcommand, 100 bytes" "$(printf 'z%.0s' {1..100})"
+excerpt "option before the subcommand" $'-\x01zzz'
+excerpt "unexpected argument" decode $'--b\x1bogus'
+excerpt "--format" decode --format $'\x1bxxx'"$(printf 'x%.0s' {1..76})"
+excerpt "-X value with a newline" decode -b 127.0.0.1:1 -X $'acks=ba\nnana' t/0@0
+excerpt "-X long value" decode -b 127.0.0.1:1 -X "acks=$(printf 'v%.0s' {1..100})" t/0@0
+excerpt "-F path" decode -F $'/nonexistent/\x1bfile' t/0@0
+excerpt "produce: unknown field" encode '{"claimz\u001b[31m":[]}'
+for w in "$(printf 'z%.0s' {1..100})" $'\x1b[31mdecode'; do
+  timeout 10 "$CAUSAL" "$w" >/dev/null 2>"$TMP/err"
+  if [[ $(wc -l <"$TMP/err") == 1 ]] && ! grep -q "$(printf 'z%.0s' {1..61})" "$TMP/err"; then passes=$((passes + 1)); else
+    echo "FAIL unknown subcommand quoted whole or on more than one line: $(od -c "$TMP/err" | head -3)"
+    fails=$((fails + 1))
+  fi
+done
+usage "name no address" decode -b ' , ' t/0@0
 # A topic name is quoted once, as an excerpt.
 usage "(300 bytes) is not a valid topic name" baseline -b 127.0.0.1:1 "$(printf 'a%.0s' {1..300})"
 if [[ $(grep -o "(300 bytes)" "$TMP/err" | wc -l) == 1 ]]; then passes=$((passes + 1)); else

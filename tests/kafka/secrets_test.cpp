@@ -44,6 +44,13 @@ TEST_CASE("the configuration file: malformed lines name file and line, never the
   CHECK(parse_config_file("/c.conf", "=v\n").error().message.starts_with("/c.conf:1: "));
   CHECK(parse_config_file("/c.conf", "[a b]\n").error().message.starts_with("/c.conf:1: "));
   CHECK(parse_config_file("/c.conf", "[]\n").error().message.starts_with("/c.conf:1: "));
+  // A section header with more on its line: the line may hold a secret, so it is not shown.
+  for (const char* text : {"[prod]  sasl.password=hunter2\n", "[prod sasl.password=hunter2]\n"}) {
+    auto e = parse_config_file("/c.conf", text);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().message.starts_with("/c.conf:1: "));
+    CHECK(e.error().message.find("hunter2") == std::string::npos);
+  }
 }
 
 TEST_CASE("which properties are secrets to keep out of readable files") {

@@ -342,6 +342,51 @@ TEST_CASE("standard output on a full disk: tail and decode exit 1 naming it") {
   }
 }
 
+// causal-produce(1), EXIT STATUS: a run stopped early by bad input still counts, and reports,
+// every record that reached Kafka; the bad line is named, and so is a record whose partition
+// the topic does not have, or whose header object has a field it does not know.
+TEST_CASE("produce stopped by bad input counts and reports what reached Kafka") {
+  std::string topic = t::create_topic("produce-early-stop", 2);
+  Run r = run_causal("produce " + brokers() + " --report jsonl " + topic,
+                     "{\"value\":\"r1\",\"partition\":0}\n{\"value\":\"r2\",\"partition\":0}\nbad\n");
+  INFO(r.out << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("stdin line 3: not JSON") != std::string::npos);
+  CHECK(r.err.find("2 records sent, 2 delivered") != std::string::npos);
+  CHECK(lines(r.out).size() == 2);  // one --report line per record in Kafka
+  Run read = run_causal("tail " + brokers() + " -e --format jsonl " + topic);
+  CHECK(records(lines(read.out)).size() == 2);
+
+  Run part = run_causal("produce " + brokers() + " " + topic, "{\"value\":\"a\"}\n{\"value\":\"b\",\"partition\":9}\n");
+  INFO(part.err);
+  CHECK(part.code == 2);
+  CHECK(part.err.find("stdin line 2: topic '" + topic + "' has 2 partition(s); partition 9 does not exist") !=
+        std::string::npos);
+  CHECK(part.err.find("1 record sent, 1 delivered") != std::string::npos);
+
+  Run hdr = run_causal("produce " + brokers() + " " + topic,
+                       "{\"value\":\"a\",\"headers\":[{\"name\":\"h\",\"value\":\"x\",\"bogus\":1}]}\n");
+  CHECK(hdr.code == 2);
+  CHECK(hdr.err.find("stdin line 1: header unknown field \"bogus\"") != std::string::npos);
+
+  // Standard input that cannot be read is exit 1, not an empty input.
+  const int rc = std::system((quote(causal_bin()) + " produce " + brokers() + " " + topic + " < /tmp 2>/dev/null").c_str());
+  CHECK(WEXITSTATUS(rc) == 1);
+}
+
+// causal-decode(1): an unknown topic or partition is said at once, not after --timeout-ms.
+TEST_CASE("decode names an unknown topic or partition at once") {
+  std::string topic = t::create_topic("decode-unknown", 1);
+  auto t0 = std::chrono::steady_clock::now();
+  Run nt = run_causal("decode " + brokers() + " --timeout-ms 20000 " + t::unique_name("no-such-topic") + "/0@0");
+  CHECK(nt.code == 1);
+  CHECK(nt.err.find("unknown topic") != std::string::npos);
+  Run np = run_causal("decode " + brokers() + " --timeout-ms 20000 " + topic + "/7@0");
+  CHECK(np.code == 1);
+  CHECK(np.err.find("unknown partition " + topic + "/7: topic '" + topic + "' has 1 partition(s)") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));
+}
+
 TEST_CASE("SIGINT mid-stream: a clean summary and no half-printed line") {
   std::string topic = t::create_topic("tail-sigint", 1);
   std::string in;

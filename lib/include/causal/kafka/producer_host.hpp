@@ -115,11 +115,15 @@ class ProducerHost {
   bool in_transaction() const { return in_txn_; }
 
   // Stamps and produces one record. REQUIRES (transactional): a transaction is open.
-  // Errors: an earlier failed delivery, an unknown topic/partition, a full queue that does
-  // not drain within the timeout.
+  // Errors: an earlier failed delivery, an unknown topic, a full queue that does not drain
+  // within the timeout; a partition the topic does not have is a usage error (the record's).
   std::expected<SeqNo, Error> send(const OutRecord& r, std::uint64_t user = 0);
   // Waits for every delivery report.
   std::expected<void, Error> flush();
+  // Waits (up to the timeout) for every outstanding delivery report, whatever they say; for a
+  // caller that stopped on an error, so that every record that reached Kafka is counted
+  // (delivered(), on_delivery) before it reports. Outside a transaction only.
+  void drain();
 
   // Called from send/flush/commit/abort for each delivery report, in report order.
   std::function<void(const Produced&)> on_delivery;
