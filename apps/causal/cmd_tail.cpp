@@ -118,6 +118,19 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
   } else if (counters && b.budget == 0 && b.peak_held_bytes > 0) {
     fmt::print(stderr, "{}: no hold budget: peak {} bytes held\n", prog, b.peak_held_bytes);
   }
+  // What was not read: a partition the budget paused with records below its LSO (caught_up()
+  // counts it once nothing fetched can release a held head). Always said, as what is held is.
+  if (const auto b = host.hold_budget(); !b.paused_unread.empty()) {
+    std::string list;
+    for (const auto& u : b.paused_unread) {
+      list += fmt::format("{}{} (at {}, last stable offset {})", list.empty() ? "" : ", ",
+                          host.names().channel_text(u.channel), u.position, u.lso);
+    }
+    fmt::print(stderr,
+               "{}: not read: {}, paused by the hold budget while nothing fetched could release the held records; "
+               "their records may be deliverable: raise --max-held-bytes to read them\n",
+               prog, list);
+  }
   if (g.held_count() == 0) return;
   fmt::print(stderr, "{}: still held when it ended: {} record{}\n", prog, g.held_count(),
              g.held_count() == 1 ? "" : "s");

@@ -419,7 +419,10 @@ void RecordWriter::lookup(const kafka::LookupReport& r) {
   fmt::print(stderr, "{}: {}\n", settings_.prog, r.text);
   if (!settings_.show_held) return;
   if (settings_.format == Format::text) {
-    appendf(out_, "  lookup   {}", r.text);
+    // r.text starts with "lookup " itself: the event column says it once.
+    std::string_view text = r.text;
+    if (text.starts_with("lookup ")) text.remove_prefix(7);
+    appendf(out_, "  lookup   {}", text);
     end_line();
     return;
   }

@@ -40,7 +40,12 @@ namespace {
 
 std::size_t held_cost(const rd_kafka_message_t* m) { return m->len + m->key_len + kHeldRecordOverhead; }
 
-std::string mib(std::size_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
+// A size for people: MiB, or KiB or bytes below a MiB (a small --max-held-bytes read "0.0 MiB").
+std::string mib(std::size_t bytes) {
+  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
+  return fmt::format("{} bytes", bytes);
+}
 
 }  // namespace
 
@@ -142,7 +147,8 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
     }
     return out.empty() ? std::string("none") : out;
   };
-  if (!paused_now.empty() && !first_pause_said && host->observer_) {
+  // pause_mid_batch pauses too, without a word: its first pause is said here, after the batch.
+  if ((!paused_now.empty() || budget_stats.pauses > 0) && !first_pause_said && host->observer_) {
     first_pause_said = true;
     host->observer_->note(fmt::format(
         "held records reached {} of the {} budget (--max-held-bytes): pausing the fetch of {} until their blocked "
@@ -179,6 +185,11 @@ HoldBudgetStats ConsumerHost::hold_budget() const {
   HoldBudgetStats s = impl_->budget_stats;
   s.budget = impl_->opts.max_held_bytes;
   s.held_bytes = impl_->held_total;
+  for (ChannelId c = 0; c < impl_->chans.size(); ++c) {
+    const auto& st = impl_->chans[c];
+    const Offset at = std::max(st.baseline, st.reported);
+    if (st.assigned && st.budget_paused && !st.failed && at < st.lso) s.paused_unread.push_back({c, at, st.lso});
+  }
   return s;
 }
 

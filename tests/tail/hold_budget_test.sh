@@ -51,4 +51,36 @@ peak0=$(sed -n 's/.*no hold budget: peak \([0-9]*\) bytes held.*/\1/p' "$TMP/err
 [[ -n $peak0 && $peak0 -gt $BOUND ]] || bad "without a budget the peak was '${peak0}' bytes, not above $BOUND: the backlog is not skewed enough to test the budget"
 grep -q "pausing" "$TMP/err0" && bad "paused without a budget"
 echo "budget 2 MiB: peak $peak bytes held (bound $BOUND); no budget: peak $peak0 bytes"
+
+# A budget far below what one blocked head holds: m/0's head waits on o/0@10, never written,
+# with 20 records of 1 KB behind it; o/1 and o/2 hold deliverable records. -e may stop with
+# o/1 or o/2 paused and unread (nothing fetched can release the head); then tail must name
+# each at exit (causal-tail(1), -e), and a partition it names must indeed be missing.
+m=hb-m-$$-$RANDOM o=hb-o-$$-$RANDOM
+create_topic "$m" 1 && create_topic "$o" 3 || bad "cannot create $m or $o"
+{
+  printf '{"value":"head","claims":[{"topic":"%s","partition":0,"offset":10}]}\n' "$o"
+  for i in $(seq 20); do printf '{"value":"%01000d"}\n' "$i"; done
+} | "$CAUSAL" produce "$m" >/dev/null 2>&1 || bad "cannot produce to $m"
+printf '{"value":"a","partition":1}\n{"value":"b","partition":1}\n{"value":"c","partition":2}\n' |
+  "$CAUSAL" produce --no-stamp "$o" >/dev/null 2>&1 || bad "cannot produce to $o"
+timeout 60 "$CAUSAL" tail -e --format jsonl --max-held-bytes 8k "$m" "$o" >"$TMP/small" 2>"$TMP/small.err"
+rc=$?
+[[ $rc == 4 ]] || bad "tail --max-held-bytes 8k: exit $rc, want 4 (m/0's head is held): $(head -c 1000 "$TMP/small.err")"
+for p in 1 2; do
+  got=$(jq -r "select(.topic == \"$o\" and .partition == $p) | .value" "$TMP/small" | wc -l)
+  want=$((p == 1 ? 2 : 1))
+  named=0
+  grep -q "not read: .*$o/$p (at " "$TMP/small.err" && named=1
+  if [[ $got != "$want" && $named == 0 ]]; then bad "$o/$p: $got of $want records printed and not named as unread"; fi
+  if [[ $got == "$want" && $named == 1 ]]; then bad "$o/$p named as unread, yet all $want records were printed"; fi
+  echo "budget 8k: $o/$p printed $got of $want, named unread: $named"
+done
+grep -q "pausing the fetch of" "$TMP/small.err" || bad "8k: the first pause was not said: $(head -c 1000 "$TMP/small.err")"
+grep -q "0.0 MiB" "$TMP/small.err" && bad "a size below a MiB printed as 0.0 MiB: $(grep -m1 "MiB" "$TMP/small.err")"
+timeout 60 "$CAUSAL" tail -e --format jsonl --max-held-bytes 64k "$m" "$o" >"$TMP/large" 2>"$TMP/large.err"
+rc=$?
+[[ $rc == 4 && $(jq -r "select(.topic == \"$o\") | .value" "$TMP/large" | wc -l) == 3 ]] ||
+  bad "tail --max-held-bytes 64k: exit $rc, $(wc -l <"$TMP/large") records printed; want 4 and all three of $o"
+grep -q "not read:" "$TMP/large.err" && bad "64k: named partitions as unread: $(grep "not read" "$TMP/large.err")"
 [[ $fails == 0 ]] && echo "PASS" || exit 1

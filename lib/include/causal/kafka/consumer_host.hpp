@@ -182,6 +182,15 @@ struct HoldBudgetStats {
   std::uint64_t pauses = 0;         // channels paused for the budget
   std::uint64_t resumes = 0;        // and resumed
   std::uint64_t overruns = 0;       // episodes over the budget with nothing deliverable
+  // Channels paused by the budget now with records below their LSO unread. caught_up()
+  // counts them as caught up once nothing still fetched can release a held head, so a caller
+  // that stops there must say they were not read.
+  struct Unread {
+    ChannelId channel;
+    Offset position;  // where the next fetch would start
+    Offset lso;
+  };
+  std::vector<Unread> paused_unread;
 };
 
 struct HeaderFailure {
