@@ -246,7 +246,8 @@ Outcome run_tail(const TailOptions& o) {
   if (!outcome) return outcome;
   if (!host.failures().empty()) {
     std::string msg;
-    for (const auto& f : host.failures()) msg += (msg.empty() ? "" : "\ncausal: ") + f.message;
+    // One line, as every error is: the failed partitions separated by "; ".
+    for (const auto& f : host.failures()) msg += (msg.empty() ? "" : "; ") + f.message;
     return std::unexpected(Error{Errc::bad_header, msg});
   }
   if (host.gate().held_count() > 0) return std::unexpected(Error{Errc::held, ""});
