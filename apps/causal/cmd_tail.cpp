@@ -110,19 +110,20 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
   }
   // The hold budget's account: when it paused anything, or when there is none (--max-held-bytes 0)
   // and records were held; "held" as the budget charges them (ConsumerHost::hold_budget).
-  if (const kafka::HoldBudgetStats b = host.hold_budget(); counters && b.pauses > 0) {
+  const kafka::HoldBudgetStats budget = host.hold_budget();
+  if (counters && budget.pauses > 0) {
     fmt::print(stderr,
                "{}: hold budget {} bytes: peak {} bytes held; {} pauses, {} resumes; {} times over the budget with "
                "nothing deliverable\n",
-               prog, b.budget, b.peak_held_bytes, b.pauses, b.resumes, b.overruns);
-  } else if (counters && b.budget == 0 && b.peak_held_bytes > 0) {
-    fmt::print(stderr, "{}: no hold budget: peak {} bytes held\n", prog, b.peak_held_bytes);
+               prog, budget.budget, budget.peak_held_bytes, budget.pauses, budget.resumes, budget.overruns);
+  } else if (counters && budget.budget == 0 && budget.peak_held_bytes > 0) {
+    fmt::print(stderr, "{}: no hold budget: peak {} bytes held\n", prog, budget.peak_held_bytes);
   }
   // What was not read: a partition the budget paused with records below its LSO (caught_up()
   // counts it once nothing fetched can release a held head). Always said, as what is held is.
-  if (const auto b = host.hold_budget(); !b.paused_unread.empty()) {
+  if (!budget.paused_unread.empty()) {
     std::string list;
-    for (const auto& u : b.paused_unread) {
+    for (const auto& u : budget.paused_unread) {
       list += fmt::format("{}{} (at {}, last stable offset {})", list.empty() ? "" : ", ",
                           host.names().channel_text(u.channel), u.position, u.lso);
     }
