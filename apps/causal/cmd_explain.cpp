@@ -38,6 +38,7 @@
 #include "causal/excerpt.hpp"
 #include "causal/kafka/offsets.hpp"
 #include "causal/resolution_state.hpp"
+#include "causal/shell_word.hpp"
 #include "causal/snapshot.hpp"
 #include "subcommands.hpp"
 
@@ -397,7 +398,7 @@ Outcome explain_group(const ExplainOptions& o) {
       }
       if (progress.tty()) fmt::print(stderr, "\r\033[K");
       if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
-        std::string further = fmt::format("causal explain --group {}{} --lookup-max-offsets {}", o.group, scope_args,
+        std::string further = fmt::format("causal explain --group {}{} --lookup-max-offsets {}", shell_word(o.group), scope_args,
                                           std::max<Offset>(to - log_start, 1));
         if (timed_out) further += fmt::format(" --replay-timeout-ms {}", 4 * std::int64_t{o.replay_timeout_ms});
         loc->search_further = further;
@@ -463,7 +464,7 @@ Outcome run_explain(const ExplainOptions& o) {
     return std::unexpected(usage_error("name what to explain: --group G --topic T... , or --snapshot FILE"));
   }
   if (o.topics.empty()) {
-    return std::unexpected(usage_error(fmt::format("--group {} needs the topics its node consumes: --topic T...", o.group)));
+    return std::unexpected(usage_error(fmt::format("--group {} needs the topics its node consumes: --topic T...", quoted_excerpt(o.group))));
   }
   return explain_group(o);
 }

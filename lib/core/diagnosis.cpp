@@ -1,8 +1,12 @@
 #include "causal/diagnosis.hpp"
 
+#include "causal/shell_word.hpp"
+
 #include <algorithm>
 #include <ctime>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/core.h>
@@ -71,7 +75,7 @@ class Diagnoser {
     for (std::size_t i = 0; i < s.channels.size(); ++i) channels_[{s.channels[i].topic, s.channels[i].partition}] = i;
     for (const auto& c : f.channels) chfacts_[{c.topic, c.partition}] = &c;
     for (const auto& l : f.located) located_[{l.topic, l.partition, l.sender, l.seq}] = &l;
-    group_ = f.group.value_or("<GROUP>");
+    if (f.group) group_ = shell_word(*f.group);
   }
 
   Diagnosis run() {
@@ -163,6 +167,20 @@ class Diagnoser {
     return topics;
   }
   // "--topic A --topic B": the scope as explain's options.
+  // Without the group (a snapshot explained without --group) no command that needs it is
+  // printed, since one with a placeholder would not run as printed; the detail says so.
+  static constexpr std::string_view without_group =
+      " Give --group (the node's consumer group) for the command that does it.";
+
+  // The remedy that explains the scope against the group, with lookups.
+  void explain_remedy(Root& r) const {
+    if (group_) {
+      r.remedy = fmt::format("causal explain --group {} {}", *group_, scope_args());
+    } else {
+      r.detail += without_group;
+    }
+  }
+
   std::string scope_args() const {
     if (facts_.scope_args) return *facts_.scope_args;
     std::string out;
@@ -217,7 +235,8 @@ class Diagnoser {
       if (!fresh) it->second = std::min(it->second, *r.located_offset);
     }
     if (lowest.empty()) return;
-    std::string cmd = fmt::format("causal baseline --group {} --apply", group_);
+    if (!group_) return;  // no command without the group: the roots' details say so
+    std::string cmd = fmt::format("causal baseline --group {} --apply", *group_);
     for (const auto& [k, at] : lowest) cmd += " " + offset_text(k.first, k.second, at);
     for (auto& r : out_.roots) {
       if (r.verdict == Verdict::frozen_seq_claim && r.located_offset) r.remedy = cmd;
@@ -361,13 +380,13 @@ class Diagnoser {
         "The consumer started {} at {}, above the claimed send, so it never receives it (protocol.md, \"Late joiners "
         "and frozen claims\"). Modelled here: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does "
         "not implement them), which stays held. A consumer WITH lookups (causal tail, the library's ConsumerHost with "
-        "lookups on) locates the send below its baseline, accounts for the claim and drains. The remedy rewinds {} so "
-        "that the send arrives (records {}..{} of {} are delivered again).",
-        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at, t.baseline - 1,
+        "lookups on) locates the send below its baseline, accounts for the claim and drains. Rewinding {} to {} "
+        "makes the send arrive (records {}..{} of {} are delivered again).",
+        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at, at, t.baseline - 1,
         channel_text(t.topic, t.partition));
     r.drains_with_lookups = true;
     // The command itself is set by combine_rewinds (one for every frozen root).
-    r.remedy = fmt::format("causal baseline --group {} --apply {}", group_, offset_text(t.topic, t.partition, at));
+    if (!group_) r.detail += without_group;
     return add_root(key_of(Verdict::frozen_seq_claim, claim, at), std::move(r));
   }
 
@@ -382,7 +401,7 @@ class Diagnoser {
                "it was never delivered here, so it sits below the baseline. Modelled here: a consumer without lookups, "
                "which stays held; a consumer with lookups drains if the send is still in the log. Locate it (a lookup) "
                "to get the offset to rewind to.";
-    r.remedy = fmt::format("causal explain --group {} {}", group_, scope_args());
+    explain_remedy(r);
     return add_root(key_of(Verdict::frozen_seq_claim, claim, std::nullopt), std::move(r));
   }
 
@@ -396,7 +415,7 @@ class Diagnoser {
                             t.baseline);
     r.detail = "No lookup located the send. If it sits below the baseline the claim is frozen; if it is not yet "
                "appended it will arrive. A lookup (scanning the channel for the sender's origin) decides which.";
-    r.remedy = fmt::format("causal explain --group {} {}", group_, scope_args());
+    explain_remedy(r);
     return add_root(key_of(Verdict::suspected_frozen_seq_claim, claim, std::nullopt), std::move(r));
   }
 
@@ -512,7 +531,7 @@ class Diagnoser {
         r.summary = fmt::format("not received: {} waits on {}", who, what);
         r.detail = "No log facts (LSO, high watermark) were given for the channel; explain against the group "
                    "(--group) to tell an open transaction from a record not yet written.";
-        r.remedy = fmt::format("causal explain --group {} {}", group_, scope_args());
+        explain_remedy(r);
         break;
     }
     return add_root(key_of(v, claim, n), std::move(r));
@@ -540,7 +559,7 @@ class Diagnoser {
 
   const GateSnapshot& snap_;
   const DiagnosisFacts& facts_;
-  std::string group_;
+  std::optional<std::string> group_;  // shell-quoted; none for a snapshot without --group
   std::map<ChannelKey, std::size_t> channels_;
   std::map<ChannelKey, const ChannelFacts*> chfacts_;
   std::map<std::tuple<std::string, std::int32_t, std::string, SeqNo>, const LocatedSend*> located_;

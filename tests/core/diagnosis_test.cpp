@@ -142,11 +142,18 @@ TEST_CASE("offset claim below the LSO: trailing skip when caught up and unfetche
   // No facts at all: only "not received", and the detail says what is missing.
   auto bare = diagnose(s);
   CHECK(root_of(bare, "c", 0).verdict == Verdict::not_received);
-  // Its remedy is explain against the group, named when the facts name it.
-  CHECK(root_of(bare, "c", 0).remedy == "causal explain --group <GROUP> --topic a --topic c");
+  // Its remedy is explain against the group, when the facts name it; without the group there
+  // is no command (a placeholder would not run as printed), and the detail says to name it.
+  CHECK_FALSE(root_of(bare, "c", 0).remedy.has_value());
+  CHECK(bare.remedies.empty());
+  CHECK(root_of(bare, "c", 0).detail.find("Give --group") != std::string::npos);
   DiagnosisFacts named;
   named.group = "billing";
   CHECK(root_of(diagnose(s, named), "c", 0).remedy == "causal explain --group billing --topic a --topic c");
+  // A group name the shell would split is quoted, so that the remedy runs as printed.
+  named.group = "billing team's";
+  CHECK(root_of(diagnose(s, named), "c", 0).remedy ==
+        "causal explain --group 'billing team'\\''s' --topic a --topic c");
 }
 
 TEST_CASE("a chain of waits is followed to its root", "[diagnosis]") {
@@ -232,6 +239,17 @@ TEST_CASE("a sequence claim located below the baseline is frozen - the remedy re
   CHECK(j["roots"][0]["verdict"] == "frozen_seq_claim");
   CHECK(j["roots"][0]["remedy"] == "causal baseline --group joiners --apply a/0@2");
   CHECK(to_text(d).find("FROZEN SEQUENCE CLAIM") != std::string::npos);
+  // Without the group (a snapshot explained without --group): the offset to rewind to is in
+  // the detail, and no command is printed.
+  f.group.reset();
+  auto bare = diagnose(s, f);
+  const auto& b = root_of(bare, "c", 0);
+  CHECK(b.verdict == Verdict::frozen_seq_claim);
+  CHECK_FALSE(b.remedy.has_value());
+  CHECK(bare.remedies.empty());
+  CHECK(b.detail.find("Rewinding a/0 to 2") != std::string::npos);
+  CHECK(b.detail.find("Give --group") != std::string::npos);
+  CHECK(to_text(bare).find("remedy:") == std::string::npos);
 }
 
 TEST_CASE("a frozen claim whose sender has later records on the channel is still frozen", "[diagnosis]") {
@@ -254,6 +272,7 @@ TEST_CASE("a frozen claim whose sender has later records on the channel is still
   // Without the lookup, S's later send held on a proves send #1 sits below the baseline
   // (a sender's sends reach a channel in send-number order); only the offset is unknown.
   DiagnosisFacts nolookup;
+  nolookup.group = "g";
   auto d2 = diagnose(s, nolookup);
   const auto& r2 = root_of(d2, "c", 0);
   CHECK(r2.verdict == Verdict::frozen_seq_claim);
@@ -269,11 +288,13 @@ TEST_CASE("without a lookup - a sender with no post-baseline presence is a suspe
   auto a = channel("a", 0, 4, 3);
   a.delivered_seq = {{"T", 9}};
   s.channels = {c, a};
-  auto d = diagnose(s);
+  DiagnosisFacts g;
+  g.group = "g";
+  auto d = diagnose(s, g);
   const auto& r = root_of(d, "c", 0);
   CHECK(r.verdict == Verdict::suspected_frozen_seq_claim);
   REQUIRE(r.remedy);
-  CHECK(r.remedy->find("causal explain --group") == 0);
+  CHECK(r.remedy->find("causal explain --group g ") == 0);
   // With S present (delivered since the baseline), the claim waits for S's later send.
   a.delivered_seq = {{"S", 0}};
   s.channels[1] = a;

@@ -115,7 +115,9 @@ struct DiagnosisFacts {
   std::vector<ChannelFacts> channels;
   std::vector<LocatedSend> located;
   std::optional<std::int64_t> now;  // same unit as the snapshot's received_at (ms)
-  std::optional<std::string> group;  // for remedies; "<GROUP>" when absent
+  // The node's group, named (shell-quoted) in remedies. Absent: remedies that need it are
+  // not given (a placeholder would not run as printed) and the roots' details say so.
+  std::optional<std::string> group;
   // The scope as the command line named it ("--topic a --topic c/1"), for remedies that
   // run explain again; by default every topic of the snapshot.
   std::optional<std::string> scope_args;
