@@ -66,6 +66,10 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
       std::fputs(app.help().c_str(), stdout);
       return 0;
     }
+    if (argc > 3) {
+      std::fprintf(stderr, "causal: help takes one subcommand, not %d words: causal help SUBCOMMAND\n", argc - 2);
+      return 2;
+    }
     const std::string topic = argv[2];
     for (const CLI::App* sub : app.get_subcommands({})) {
       if (sub->get_name() == topic) {
@@ -96,6 +100,12 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
   std::string what = e.what();
   if (e.get_name() == "RequiredError" && what == "A subcommand is required") {
     return "a subcommand is required: causal SUBCOMMAND [OPTIONS] (causal --help lists them)";
+  }
+  // The topics positional (tail's, baseline's "channels", produce's "sinks"): CLI11 names it
+  // by its variable, which the user never typed.
+  if (e.get_name() == "RequiredError" && (what == "channels is required" || what == "sinks is required")) {
+    return fmt::format("name at least one topic: TOPIC (every partition) or TOPIC/PARTITION (see {})",
+                       help_command(app));
   }
   if (!what.empty()) what.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(what.front())));
   return fmt::format("{} (see {})", what, help_command(app));

@@ -83,13 +83,16 @@ usage --timeout-ms baseline -b 127.0.0.1:1 --timeout-ms -1 orders
 usage --replay-timeout-ms explain -b 127.0.0.1:1 --group g --replay-timeout-ms 0
 usage --max-transaction-ms tail -b 127.0.0.1:1 --max-transaction-ms -1 orders
 usage "not JSON" encode '{bad'
-usage "channels is required" tail
+usage "name at least one topic: TOPIC (every partition) or TOPIC/PARTITION (see causal tail --help)" tail
+usage "name at least one topic" produce -b 127.0.0.1:1
+usage "name at least one topic" baseline -b 127.0.0.1:1
 usage "'abc'" tail --count abc orders
 usage "unknown subcommand 'tai'; did you mean 'causal tail'" tai orders
 usage "did you mean 'causal --version'" version
 usage "unknown option '--bogus'" --bogus
 usage "a subcommand is required" 
 usage "no subcommand 'nosuch'" help nosuch
+usage "help takes one subcommand, not 2 words" help tail extra
 # No default broker (issue 16, item 2): none given anywhere, or -b '', is a usage error.
 CAUSAL_BROKERS= usage "no Kafka brokers given" tail orders
 CAUSAL_BROKERS= usage "no Kafka brokers given" decode orders/3@1041
