@@ -62,6 +62,18 @@ struct ExplainOptions {
   int replay_timeout_ms = 120000;
 };
 
+// The connection options for the remedies (common.hpp, connection_words): a remedy reaches
+// the cluster this run reached. A secret -X is not printed; stderr says to give it again.
+std::optional<std::string> remedy_connection(const kafka::ConnectionOptions& conn) {
+  std::vector<std::string> secrets;
+  std::string words = connection_words(conn, secrets);
+  for (const auto& key : secrets) {
+    fmt::print(stderr, "causal explain: remedies leave out -X {} (a secret): add it when you run them\n", key);
+  }
+  if (words.empty()) return std::nullopt;
+  return words;
+}
+
 std::string chan(const kafka::ChannelRef& c) { return fmt::format("{}/{}", c.topic, c.partition); }
 
 std::int64_t wall_ms() {
@@ -193,6 +205,7 @@ Outcome explain_snapshot(const ExplainOptions& o) {
   }
   DiagnosisFacts facts;
   if (!o.group.empty()) facts.group = o.group;
+  facts.connection_args = remedy_connection(o.conn);
   Diagnosis d = diagnose(*snap, facts);
   // Nothing is modelled (the snapshot is the gate's own state) and no lookup is made.
   nlohmann::json extra{{"source", {{"snapshot", o.snapshot_file}}},
@@ -324,6 +337,7 @@ Outcome explain_group(const ExplainOptions& o) {
   DiagnosisFacts facts;
   facts.group = o.group;
   facts.scope_args = scope_args.substr(1);
+  facts.connection_args = remedy_connection(o.conn);
   for (const auto& m : desc->members) facts.members.push_back({m.member_id, m.client_id, m.host});
   facts.left_out_topics = left_out;
   facts.ignored_claims = progress.ignored();
@@ -398,8 +412,11 @@ Outcome explain_group(const ExplainOptions& o) {
       }
       if (progress.tty()) fmt::print(stderr, "\r\033[K");
       if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
-        std::string further = fmt::format("causal explain --group {}{} --lookup-max-offsets {}", shell_word(o.group), scope_args,
-                                          std::max<Offset>(to - log_start, 1));
+        std::vector<std::string> secrets;  // said once, with the diagnosis's remedies
+        std::string conn = connection_words(o.conn, secrets);
+        std::string further =
+            fmt::format("causal explain{}{} --group {}{} --lookup-max-offsets {}", conn.empty() ? "" : " ", conn,
+                        shell_word(o.group), scope_args, std::max<Offset>(to - log_start, 1));
         if (timed_out) further += fmt::format(" --replay-timeout-ms {}", 4 * std::int64_t{o.replay_timeout_ms});
         loc->search_further = further;
       }

@@ -1,6 +1,8 @@
 #include "common.hpp"
 
 #include "causal/excerpt.hpp"
+#include "causal/kafka/config_file.hpp"
+#include "causal/shell_word.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +14,8 @@
 #include <string>
 #include <vector>
 #include <unistd.h>
+
+#include <fmt/core.h>
 
 namespace causal::cli {
 
@@ -73,6 +77,25 @@ void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
                  "see causal-config(5))")
       ->type_name("NAME")
       ->allow_extra_args(false);
+}
+
+std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& secrets_left_out) {
+  std::string out;
+  auto add = [&out](std::string_view option, std::string_view value) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : " ", option, shell_word(value));
+  };
+  if (!opts.brokers.empty()) add("-b", opts.brokers);
+  if (!opts.cluster.empty()) add("--cluster", opts.cluster);
+  for (const auto& f : opts.property_files) add("-F", f);
+  for (const auto& p : opts.properties) {
+    const std::string key = p.substr(0, p.find('='));
+    if (kafka::holds_secret(key)) {
+      secrets_left_out.push_back(key);
+    } else {
+      add("-X", p);
+    }
+  }
+  return out;
 }
 
 std::string_view to_string(Format f) {

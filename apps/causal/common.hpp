@@ -47,6 +47,13 @@ CLI::Validator member_of(std::vector<std::string> names, bool any_case);
 // --cluster NAME (a section of the configuration file).
 void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts);
 
+// The connection options as given on the command line (-b, --cluster, -F, -X, in that
+// order), shell-quoted, for a printed command that must reach the same cluster (explain's
+// remedies). An -X whose value is a secret (kafka::holds_secret) is left out, never
+// printed: its key goes to `secrets_left_out`. $CAUSAL_BROKERS and the configuration file
+// need no words: the printed command reads them as this one did.
+std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& secrets_left_out);
+
 enum class Format { text, json, jsonl, csv };
 // Adds --format with the given choices; `deflt` must be one of them.
 void add_format_option(CLI::App& sub, Format& f, std::initializer_list<Format> choices, Format deflt);

@@ -129,7 +129,7 @@ class Diagnoser {
     }
     combine_rewinds();
     for (auto& r : out_.roots) {
-      if (r.remedy && r.remedy->starts_with("causal baseline ")) r.stop_first = facts_.members;
+      if (r.remedy && r.remedy->starts_with("causal baseline")) r.stop_first = facts_.members;
       if (r.remedy && std::find(out_.remedies.begin(), out_.remedies.end(), *r.remedy) == out_.remedies.end()) {
         out_.remedies.push_back(*r.remedy);
       }
@@ -175,10 +175,16 @@ class Diagnoser {
   // The remedy that explains the scope against the group, with lookups.
   void explain_remedy(Root& r) const {
     if (group_) {
-      r.remedy = fmt::format("causal explain --group {} {}", *group_, scope_args());
+      r.remedy = fmt::format("{} --group {} {}", command("explain"), *group_, scope_args());
     } else {
       r.detail += without_group;
     }
+  }
+
+  // "causal SUB" and the connection options explain was given, so that the remedy reaches
+  // the same cluster.
+  std::string command(std::string_view sub) const {
+    return fmt::format("causal {}{}", sub, facts_.connection_args ? " " + *facts_.connection_args : std::string());
   }
 
   std::string scope_args() const {
@@ -236,7 +242,7 @@ class Diagnoser {
     }
     if (lowest.empty()) return;
     if (!group_) return;  // no command without the group: the roots' details say so
-    std::string cmd = fmt::format("causal baseline --group {} --apply", *group_);
+    std::string cmd = fmt::format("{} --group {} --apply", command("baseline"), *group_);
     for (const auto& [k, at] : lowest) cmd += " " + offset_text(k.first, k.second, at);
     for (auto& r : out_.roots) {
       if (r.verdict == Verdict::frozen_seq_claim && r.located_offset) r.remedy = cmd;
@@ -332,7 +338,7 @@ class Diagnoser {
                               channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, *t.failed_offset));
       r.detail = "Nothing at or after an undecodable header is delivered on its channel (fail closed). Inspect the header; "
                  "the producer that wrote it must be fixed, and the record skipped only by an operator decision.";
-      r.remedy = fmt::format("causal decode {}", offset_text(t.topic, t.partition, *t.failed_offset));
+      r.remedy = fmt::format("{} {}", command("decode"), offset_text(t.topic, t.partition, *t.failed_offset));
       return add_root(key_of(Verdict::failed_closed, claim, awaited), std::move(r));
     }
 
@@ -548,9 +554,9 @@ class Diagnoser {
       std::string list;
       for (const auto& t : scope_topics()) list += " " + t;
       out_.advice.push_back(fmt::format(
-          "Late joiners still to start: baseline them at the last stable offset, not the log end: causal baseline{} "
+          "Late joiners still to start: baseline them at the last stable offset, not the log end: {}{} "
           "--group <NEW-GROUP> --apply",
-          list));
+          command("baseline"), list));
     }
     if (std::any_of(out_.roots.begin(), out_.roots.end(), [](const Root& r) { return r.verdict == Verdict::cycle; })) {
       out_.advice.push_back("A wait cycle is a bug in the gate or in a stamper: please report it with this output.");

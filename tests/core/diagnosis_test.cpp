@@ -150,6 +150,11 @@ TEST_CASE("offset claim below the LSO: trailing skip when caught up and unfetche
   DiagnosisFacts named;
   named.group = "billing";
   CHECK(root_of(diagnose(s, named), "c", 0).remedy == "causal explain --group billing --topic a --topic c");
+  // The connection options explain was given come with it, to reach the same cluster.
+  named.connection_args = "-b k1:9092 --cluster prod";
+  CHECK(root_of(diagnose(s, named), "c", 0).remedy ==
+        "causal explain -b k1:9092 --cluster prod --group billing --topic a --topic c");
+  named.connection_args.reset();
   // A group name the shell would split is quoted, so that the remedy runs as printed.
   named.group = "billing team's";
   CHECK(root_of(diagnose(s, named), "c", 0).remedy ==

@@ -938,3 +938,39 @@ TEST_CASE("issue 14.4: explain over 300 partitions asks metadata and offsets per
   // A bound far above the ~1 s it takes, far below the minute it took at 3,000 partitions.
   CHECK(took < std::chrono::seconds(30));
 }
+
+TEST_CASE("remedies run as printed: they carry -b and a group name the shell would split", "[explain][broker]") {
+  // On 4d8dcb6 the remedy of `explain -b B --group 'two words' ...` was `causal baseline
+  // --group two words --apply ...`: without $CAUSAL_BROKERS it reached no broker, and with
+  // it, it wrote offsets to group 'two' (and every partition of a topic named 'words').
+  const std::string A = causal::test::create_topic("explain-quoted-a", 1);
+  const std::string C = causal::test::create_topic("explain-quoted-c", 1);
+  const std::string S = causal::test::unique_name("sender");
+  const std::string group = causal::test::unique_name("two words' $HOME");
+  causal::test::Producer w;
+  Stamp s;
+  s.origin(S, 1);
+  REQUIRE(w.send(A, stamped("s", 0, s)) == 0);
+  REQUIRE(w.send(A, Record("a1")) == 1);
+  Stamp c;
+  c.origin(causal::test::unique_name("relay"), 1).seq(A, 0, S, 1);
+  REQUIRE(w.send(C, stamped("claims-s", 0, c)) == 0);
+  causal::test::commit_offsets(group, A, {{0, 2}});
+  causal::test::commit_offsets(group, C, {{0, 0}});
+
+  std::string bin = CAUSAL_BIN;
+  std::string path = "PATH=" + quote(bin.substr(0, bin.rfind('/'))) + ":\"$PATH\"";
+  const std::string B = causal::test::bootstrap();
+  // No $CAUSAL_BROKERS anywhere: only -b names the cluster.
+  auto bare = [&](const std::string& script) { return run_command("env -u CAUSAL_BROKERS " + path + " sh -c " + quote(script)); };
+  Run remedies = bare("causal explain -b " + quote(B) + " --group " + quote(group) + " --topic " + A + " --topic " + C +
+                      " --format json | jq -r '.remedies[]'");
+  REQUIRE(remedies.rc == 0);
+  CHECK(remedies.out.starts_with("causal baseline -b " + B + " --group '"));
+  Run applied = bare(remedies.out);
+  INFO(remedies.out << applied.err);
+  REQUIRE(applied.rc == 0);
+  CHECK(causal::test::committed_offsets(group, A, {0}).at(0) == 0);
+  Run after = bare("causal explain -b " + quote(B) + " --group " + quote(group) + " --topic " + A + " --topic " + C);
+  CHECK(after.rc == 0);
+}

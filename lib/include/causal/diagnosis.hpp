@@ -118,6 +118,9 @@ struct DiagnosisFacts {
   // The node's group, named (shell-quoted) in remedies. Absent: remedies that need it are
   // not given (a placeholder would not run as printed) and the roots' details say so.
   std::optional<std::string> group;
+  // The connection options explain was given ("-b host:9092 --cluster prod"), shell-quoted:
+  // every remedy that connects carries them, so that it reaches the same cluster.
+  std::optional<std::string> connection_args;
   // The scope as the command line named it ("--topic a --topic c/1"), for remedies that
   // run explain again; by default every topic of the snapshot.
   std::optional<std::string> scope_args;
