@@ -1,5 +1,6 @@
 // group_member BROKERS GROUP TOPIC...: joins GROUP, prints records in delivery order, commits
-// as it goes; runs until SIGINT or SIGTERM (exit 0; 1 on a failure).
+// as it goes; runs until SIGINT or SIGTERM (exit 0; 3 when a partition failed closed on an
+// undecodable header, named on stderr at once; 1 on a failure).
 #include <csignal>
 #include <cstdio>
 
@@ -13,6 +14,11 @@ struct Printer : causal::kafka::HostObserver {
     std::printf("%s@%lld %.*s\n", names->channel_text(d.channel).c_str(), static_cast<long long>(d.offset),
                 static_cast<int>(m.len), static_cast<const char*>(m.payload));
     std::fflush(stdout);
+  }
+  bool failed = false;
+  void failed_closed(const causal::kafka::HeaderFailure& f) override {  // the partition stops there
+    std::fprintf(stderr, "group_member: %s\n", f.message.c_str());
+    failed = true;
   }
 };
 }  // namespace
@@ -34,5 +40,6 @@ int main(int argc, char** argv) {
     if (auto r = (*member)->poll(); !r) return std::fprintf(stderr, "group_member: %s\n", r.error().message.c_str()), 1;
   }
   auto last = (*member)->commit();  // then leaving the group (the destructor) hands the partitions over
-  return last ? 0 : (std::fprintf(stderr, "group_member: %s\n", last.error().message.c_str()), 1);
+  if (!last) return std::fprintf(stderr, "group_member: %s\n", last.error().message.c_str()), 1;
+  return printer.failed ? 3 : 0;
 }

@@ -154,6 +154,39 @@ if [[ $MODE == broker ]]; then
       bad "$bin $brokers $topic: exit $rc, printed: $(cat "$TMP/out") $(cat "$TMP/err")"
     fi
   done
+  # A partition stopped at an undecodable causal.clock header: exit 3 and the record named
+  # (on 4d8dcb6 both examples exited 0 in silence, the records after it unread).
+  bad_topic=install-example-bad-$$-$RANDOM
+  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$brokers" \
+    --create --topic "$bad_topic" --partitions 1 >/dev/null 2>"$TMP/topic.err" || bad "cannot create $bad_topic: $(cat "$TMP/topic.err")"
+  printf '%s\n' '{"value":"good0"}' '{"value":"bad1","headers":[{"name":"causal.clock","value":"garbage"}]}' \
+    '{"value":"good2"}' | "$P/bin/causal" produce -b "$brokers" --no-stamp --sync "$bad_topic" >/dev/null 2>"$TMP/produce.err" ||
+    bad "produce: $(cat "$TMP/produce.err")"
+  for bin in "$TMP/ex/gated_consumer" "$TMP/gc-pc"; do
+    [[ -x $bin ]] || continue
+    timeout 60 "$bin" "$brokers" "$bad_topic" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [[ $rc == 3 && $(cat "$TMP/out") == "$bad_topic/0@0 good0" ]] &&
+      grep -qF "$bad_topic/0@1: undecodable causal.clock header" "$TMP/err"; then
+      ok
+    else
+      bad "$bin $brokers $bad_topic: exit $rc (want 3), printed: $(cat "$TMP/out") $(cat "$TMP/err")"
+    fi
+  done
+  if [[ -x $TMP/gm/group_member ]]; then
+    "$TMP/gm/group_member" "$brokers" "install-example-bad-$$-$RANDOM" "$bad_topic" >"$TMP/gmbad.out" 2>"$TMP/gmbad.err" &
+    member=$!
+    for _ in $(seq 100); do grep -q undecodable "$TMP/gmbad.err" && break; sleep 0.2; done
+    kill -INT "$member"
+    wait "$member"
+    rc=$?
+    if [[ $rc == 3 && $(cat "$TMP/gmbad.out") == "$bad_topic/0@0 good0" ]] &&
+      grep -qF "$bad_topic/0@1: undecodable causal.clock header" "$TMP/gmbad.err"; then
+      ok
+    else
+      bad "group_member on $bad_topic: exit $rc (want 3), printed: $(cat "$TMP/gmbad.out") $(cat "$TMP/gmbad.err")"
+    fi
+  fi
   # The group member (docs/library.md): prints the three in order, commits, and a second
   # member of the same group then has nothing left to print.
   if [[ -x $TMP/gm/group_member ]]; then

@@ -127,8 +127,12 @@ struct ConsumerOptions {
   ConnectionOptions connection;
   std::vector<Selector> channels;
   std::vector<StartRule> start;              // applied over default_start
-  StartPosition default_start{};             // beginning, or committed when group is set
-  std::optional<std::string> group;          // read committed offsets of this group; never joined
+  // Where a channel with no rule in `start` begins: the log start by default, whether or
+  // not `group` is set (set it to committed to start at the group's committed offsets).
+  StartPosition default_start{};
+  // open(): the group whose committed offsets a committed start reads (never joined; an
+  // error when a committed start is used without it). join(): the group joined.
+  std::optional<std::string> group;
   bool lookups = true;                       // answer gate.pending_lookups()
   std::chrono::milliseconds max_transaction_duration{15 * 60 * 1000};  // transaction.max.timeout.ms
   std::chrono::milliseconds poll_timeout{100};
