@@ -27,6 +27,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
+#include <span>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -357,79 +359,116 @@ Outcome explain_group(const ExplainOptions& o) {
     facts.channels.push_back(std::move(f));
   }
 
-  // Lookups, beside the gate: every unsatisfied sequence claim of a held head.
+  // Lookups, beside the gate: every unsatisfied sequence claim of a held head; then, per
+  // claimed channel and sender no head's claim asked about, the lowest unsatisfied send
+  // claimed by a record queued behind a head (it holds once the records ahead of it are
+  // released: a frozen one is diagnosed now, so that one rewind covers it; the lowest
+  // send is enough, since a sender's sends reach a channel in send-number order).
   nlohmann::json lookups_json = nlohmann::json::array();
   std::map<std::tuple<ChannelId, SenderId, SeqNo>, bool> asked;
   std::map<ChannelId, std::int64_t> head_ts;
+  auto look_up = [&](ChannelId claimed, SenderId sender_id, SeqNo seq, std::int64_t ts) -> std::expected<void, Error> {
+    kafka::ChannelRef target{names.channel_topic(claimed), names.channel_partition(claimed)};
+    Offset to = gate.baseline(claimed);
+    Offset log_start = 0;
+    for (const auto& lo : *offsets) {
+      if (lo.channel == target) log_start = lo.log_start;
+    }
+    // The window: the send was made inside a transaction that ended before the claiming
+    // record became visible, so normally at or after (its timestamp - max transaction).
+    // No record below the LSO that recent (offset_for_time's nullopt) makes the window
+    // empty, not the whole log: the widening below then scans at most
+    // --lookup-max-offsets below the baseline, as on any other miss.
+    Offset from = log_start;
+    if (ts >= 0) {
+      auto at = kafka::offset_for_time(o.conn, target, ts - o.max_transaction_ms, o.timeout_ms);
+      if (!at) return std::unexpected(at.error());
+      from = *at ? std::max(from, **at) : to;
+    }
+    from = std::min(from, to);
+    const std::string sender = std::string(names.sender_name(sender_id));
+    auto scan_progress = [&](Offset at) {
+      if (progress.tty()) fmt::print(stderr, "\rlooking up {}/{} sender '{}' send #{}: at offset {} (scan [{}, {}))\033[K",
+                                     target.topic, target.partition, sender, seq, at, from, to);
+    };
+    auto loc = kafka::locate_send(o.conn, target, sender, seq, from, to, o.replay_timeout_ms, scan_progress);
+    if (!loc) return std::unexpected(loc.error());
+    // The window missed: widen toward the log start, at most --lookup-max-offsets below
+    // the baseline, and only when the window itself was scanned to its end.
+    const Offset floor = std::max(log_start, to - o.lookup_max_offsets);
+    bool timed_out = loc->scanned_to < to;
+    if (!loc->offset && !timed_out && from > floor) {
+      auto wide = kafka::locate_send(o.conn, target, sender, seq, floor, from, o.replay_timeout_ms, scan_progress);
+      if (!wide) return std::unexpected(wide.error());
+      loc->offset = wide->offset;
+      if (wide->offset || wide->scanned_to >= from) {
+        loc->scanned_from = floor;  // [floor, to) scanned without a hole
+      } else {
+        timed_out = true;  // a hole [wide->scanned_to, from): only [from, to) counts as scanned
+      }
+    }
+    if (progress.tty()) fmt::print(stderr, "\r\033[K");
+    if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
+      std::vector<std::string> secrets;  // said once, with the diagnosis's remedies
+      std::string conn = connection_words(o.conn, secrets);
+      std::string further =
+          fmt::format("causal explain{}{} --group {}{} --lookup-max-offsets {}", conn.empty() ? "" : " ", conn,
+                      shell_word(o.group), scope_args, std::max<Offset>(to - log_start, 1));
+      if (timed_out) further += fmt::format(" --replay-timeout-ms {}", 4 * std::int64_t{o.replay_timeout_ms});
+      loc->search_further = further;
+    }
+    lookups_json.push_back({{"topic", target.topic},
+                            {"partition", target.partition},
+                            {"sender", loc->sender},
+                            {"seq", loc->seq},
+                            {"scanned_from", loc->scanned_from},
+                            {"scanned_to", loc->scanned_to},
+                            {"complete", !loc->search_further.has_value()},
+                            {"located_offset", loc->offset ? nlohmann::json(*loc->offset) : nlohmann::json(nullptr)}});
+    facts.located.push_back(std::move(*loc));
+    return {};
+  };
+  auto timestamp = [](std::uint64_t tag) {
+    const rd_kafka_message_t* m = kafka::ConsumerHost::message_of(tag);
+    return m ? rd_kafka_message_timestamp(m, nullptr) : std::int64_t{-1};
+  };
+  std::set<std::pair<ChannelId, SenderId>> asked_of_heads;
   for (ChannelId ch : gate.scope()) {
     auto head = gate.head(ch);
     if (!head) continue;
-    const rd_kafka_message_t* m = kafka::ConsumerHost::message_of(head->tag);
-    std::int64_t ts = m ? rd_kafka_message_timestamp(m, nullptr) : -1;
+    std::int64_t ts = timestamp(head->tag);
     if (ts >= 0) head_ts[ch] = ts;
     if (o.no_lookup) continue;
     for (const Blocker& b : gate.unsatisfied(ch)) {
       if (b.kind != Blocker::Kind::seq || !gate.consumes(b.channel)) continue;
+      asked_of_heads.emplace(b.channel, b.sender);
       if (!asked.emplace(std::tuple{b.channel, b.sender, b.seq}, true).second) continue;
-      kafka::ChannelRef target{names.channel_topic(b.channel), names.channel_partition(b.channel)};
-      Offset to = gate.baseline(b.channel);
-      Offset log_start = 0;
-      for (const auto& lo : *offsets) {
-        if (lo.channel == target) log_start = lo.log_start;
-      }
-      // The window: the send was made inside a transaction that ended before the claiming
-      // record became visible, so normally at or after (its timestamp - max transaction).
-      // No record below the LSO that recent (offset_for_time's nullopt) makes the window
-      // empty, not the whole log: the widening below then scans at most
-      // --lookup-max-offsets below the baseline, as on any other miss.
-      Offset from = log_start;
-      if (ts >= 0) {
-        auto at = kafka::offset_for_time(o.conn, target, ts - o.max_transaction_ms, o.timeout_ms);
-        if (!at) return std::unexpected(at.error());
-        from = *at ? std::max(from, **at) : to;
-      }
-      from = std::min(from, to);
-      const std::string sender = std::string(names.sender_name(b.sender));
-      auto scan_progress = [&](Offset at) {
-        if (progress.tty()) fmt::print(stderr, "\rlooking up {}/{} sender '{}' send #{}: at offset {} (scan [{}, {}))\033[K",
-                                       target.topic, target.partition, sender, b.seq, at, from, to);
-      };
-      auto loc = kafka::locate_send(o.conn, target, sender, b.seq, from, to, o.replay_timeout_ms, scan_progress);
-      if (!loc) return std::unexpected(loc.error());
-      // The window missed: widen toward the log start, at most --lookup-max-offsets below
-      // the baseline, and only when the window itself was scanned to its end.
-      const Offset floor = std::max(log_start, to - o.lookup_max_offsets);
-      bool timed_out = loc->scanned_to < to;
-      if (!loc->offset && !timed_out && from > floor) {
-        auto wide = kafka::locate_send(o.conn, target, sender, b.seq, floor, from, o.replay_timeout_ms, scan_progress);
-        if (!wide) return std::unexpected(wide.error());
-        loc->offset = wide->offset;
-        if (wide->offset || wide->scanned_to >= from) {
-          loc->scanned_from = floor;  // [floor, to) scanned without a hole
-        } else {
-          timed_out = true;  // a hole [wide->scanned_to, from): only [from, to) counts as scanned
-        }
-      }
-      if (progress.tty()) fmt::print(stderr, "\r\033[K");
-      if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
-        std::vector<std::string> secrets;  // said once, with the diagnosis's remedies
-        std::string conn = connection_words(o.conn, secrets);
-        std::string further =
-            fmt::format("causal explain{}{} --group {}{} --lookup-max-offsets {}", conn.empty() ? "" : " ", conn,
-                        shell_word(o.group), scope_args, std::max<Offset>(to - log_start, 1));
-        if (timed_out) further += fmt::format(" --replay-timeout-ms {}", 4 * std::int64_t{o.replay_timeout_ms});
-        loc->search_further = further;
-      }
-      lookups_json.push_back({{"topic", target.topic},
-                              {"partition", target.partition},
-                              {"sender", loc->sender},
-                              {"seq", loc->seq},
-                              {"scanned_from", loc->scanned_from},
-                              {"scanned_to", loc->scanned_to},
-                              {"complete", !loc->search_further.has_value()},
-                              {"located_offset", loc->offset ? nlohmann::json(*loc->offset) : nlohmann::json(nullptr)}});
-      facts.located.push_back(std::move(*loc));
+      if (auto r = look_up(b.channel, b.sender, b.seq, ts); !r) return std::unexpected(r.error());
     }
+  }
+  // A send held on its own channel sits above the baseline (the replay received it): no
+  // lookup. The replay reached every channel's LSO, so a send neither delivered nor held
+  // there is below the baseline, not written yet, or deleted: the lookup tells.
+  std::set<std::tuple<ChannelId, SenderId, SeqNo>> held_sends;
+  for (ChannelId ch : o.no_lookup ? std::span<const ChannelId>{} : gate.scope()) {
+    for (const auto& h : gate.held(ch)) {
+      if (h.clock->origin) held_sends.emplace(ch, h.clock->origin->sender, h.clock->origin->seq);
+    }
+  }
+  std::map<std::pair<ChannelId, SenderId>, std::pair<SeqNo, std::int64_t>> queued;  // lowest seq, its record's ts
+  for (ChannelId ch : o.no_lookup ? std::span<const ChannelId>{} : gate.scope()) {
+    auto held = gate.held(ch);
+    for (std::size_t i = 1; i < held.size(); ++i) {
+      for (const Blocker& b : gate.unsatisfied(ch, *held[i].clock)) {
+        if (b.kind != Blocker::Kind::seq || !gate.consumes(b.channel)) continue;
+        if (asked_of_heads.contains({b.channel, b.sender}) || held_sends.contains({b.channel, b.sender, b.seq})) continue;
+        auto [it, fresh] = queued.emplace(std::pair{b.channel, b.sender}, std::pair{b.seq, timestamp(held[i].tag)});
+        if (!fresh && b.seq < it->second.first) it->second = {b.seq, timestamp(held[i].tag)};
+      }
+    }
+  }
+  for (const auto& [key, at] : queued) {
+    if (auto r = look_up(key.first, key.second, at.first, at.second); !r) return std::unexpected(r.error());
   }
 
   GateSnapshot snap = take_snapshot(gate);

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -22,6 +23,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::not_received: return "not_received";
     case Verdict::frozen_seq_claim: return "frozen_seq_claim";
     case Verdict::send_not_located: return "send_not_located";
+    case Verdict::send_not_in_log: return "send_not_in_log";
     case Verdict::suspected_frozen_seq_claim: return "suspected_frozen_seq_claim";
     case Verdict::outside_scope: return "outside_scope";
     case Verdict::failed_closed: return "failed_closed";
@@ -232,20 +234,54 @@ class Diagnoser {
   // (rewinding there brings every claimed send of the channel back above the baseline).
   // Separate per-root commands would conflict: run in order, the last one wins and
   // leaves the lower sends frozen.
+  //
+  // The command also covers the frozen claims of records queued behind held heads (sends
+  // the tool's lookups located below the baseline that no root waits on): they hold once
+  // the records ahead of them are released, so rewinding for the roots alone would leave
+  // the group stuck again, one rewind (and one redelivery) later.
   void combine_rewinds() {
     std::map<ChannelKey, Offset> lowest;
+    auto lower = [&lowest](const std::string& topic, std::int32_t partition, Offset at) {
+      auto [it, fresh] = lowest.emplace(ChannelKey{topic, partition}, at);
+      if (!fresh) it->second = std::min(it->second, at);
+    };
+    std::set<std::tuple<std::string, std::int32_t, std::string, SeqNo>> rooted;
     for (const auto& r : out_.roots) {
+      if (r.claim.kind == "seq") rooted.emplace(r.claim.topic, r.claim.partition, r.claim.sender, r.claim.seq);
       if (r.verdict != Verdict::frozen_seq_claim || !r.located_offset) continue;
-      ChannelKey k{r.claim.topic, r.claim.partition};
-      auto [it, fresh] = lowest.emplace(k, *r.located_offset);
-      if (!fresh) it->second = std::min(it->second, *r.located_offset);
+      lower(r.claim.topic, r.claim.partition, *r.located_offset);
+    }
+    const bool roots_frozen = !lowest.empty();
+    std::string queued;
+    for (const auto& l : facts_.located) {
+      const ChannelSnapshot* t = find(l.topic, l.partition);
+      if (!l.offset || !t || *l.offset >= t->baseline || rooted.contains({l.topic, l.partition, l.sender, l.seq})) continue;
+      out_.queued_frozen.push_back(l);
+      queued += fmt::format("{}{} sender '{}' send #{} at {}", queued.empty() ? "" : ", ",
+                            channel_text(l.topic, l.partition), l.sender, l.seq,
+                            offset_text(l.topic, l.partition, *l.offset));
+      lower(l.topic, l.partition, *l.offset);
     }
     if (lowest.empty()) return;
-    if (!group_) return;  // no command without the group: the roots' details say so
-    std::string cmd = fmt::format("{} --group {} --apply", command("baseline"), *group_);
-    for (const auto& [k, at] : lowest) cmd += " " + offset_text(k.first, k.second, at);
+    std::optional<std::string> cmd;  // none without the group: the roots' details say so
+    if (group_) {
+      cmd = fmt::format("{} --group {} --apply", command("baseline"), *group_);
+      for (const auto& [k, at] : lowest) *cmd += " " + offset_text(k.first, k.second, at);
+    }
     for (auto& r : out_.roots) {
       if (r.verdict == Verdict::frozen_seq_claim && r.located_offset) r.remedy = cmd;
+    }
+    if (queued.empty()) return;
+    if (roots_frozen) {
+      out_.advice.push_back(fmt::format(
+          "Frozen sequence claims of records queued behind the held heads (they hold once the records ahead of them "
+          "are released): {}. The frozen claims' remedy rewinds for them too.",
+          queued));
+    } else {
+      out_.advice.push_back(fmt::format(
+          "Frozen sequence claims of records queued behind the held heads (they hold once the records ahead of them "
+          "are released): {}.{}",
+          queued, cmd ? " Rewind for them with: " + *cmd : std::string(" Give --group for the command that rewinds for them.")));
     }
   }
 
@@ -467,16 +503,32 @@ class Diagnoser {
       return add_root(key_of(r.verdict, claim, std::nullopt), std::move(r));
     }
     bool open = cf && cf->lso && cf->log_end && *cf->lso < *cf->log_end;
-    Root r = root_at(src, head_offset, claim, open ? Verdict::open_transaction : Verdict::not_appended);
+    // Records below a log start above 0 were deleted: the send may have been one of them.
+    bool trimmed = !open && cf && cf->log_start && *cf->log_start > 0;
+    Root r = root_at(src, head_offset, claim,
+                     open ? Verdict::open_transaction : trimmed ? Verdict::send_not_in_log : Verdict::not_appended);
     r.drains_with_lookups = false;
     if (open) {
       r.awaited_offset = cf->lso;
       r.summary = fmt::format("open transaction on {}: {} waits on sender '{}' send #{}, not found below the LSO {}{}",
                               channel_text(t.topic, t.partition), offset_text(src.topic, src.partition, head_offset),
                               claim.sender, claim.seq, *cf->lso, scanned);
-      r.detail = fmt::format("A transaction open on {} pins its last stable offset at {} (high watermark {}); the send is "
-                             "presumably inside it and arrives when it commits.",
-                             channel_text(t.topic, t.partition), *cf->lso, *cf->log_end);
+      r.detail = fmt::format("A transaction open on {} pins its last stable offset at {} (high watermark {}){}; the send "
+                             "is presumably inside it and arrives when it commits.",
+                             channel_text(t.topic, t.partition), *cf->lso, *cf->log_end,
+                             r.open_txn_since_ms ? fmt::format(" since {} (the timestamp of its first record there)",
+                                                               utc_text(*r.open_txn_since_ms))
+                                                 : "");
+    } else if (trimmed) {
+      r.summary = fmt::format("send not in log: {} waits on sender '{}' send #{} to {}, not found from the log start {} "
+                              "to the baseline{}",
+                              offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
+                              channel_text(t.topic, t.partition), *cf->log_start, scanned);
+      r.detail = fmt::format(
+          "The log of {} starts at {}: the records below it were deleted (retention, DeleteRecords). If the send was "
+          "one of them it never arrives, and the record stays held in every consumer, with lookups or without; if it "
+          "is not written yet, the record is held until it is. Ask the sender whether it wrote send #{} to {}.",
+          channel_text(t.topic, t.partition), *cf->log_start, claim.seq, channel_text(t.topic, t.partition));
     } else {
       r.summary = fmt::format("not appended: {} waits on sender '{}' send #{} to {}, not found on the channel{}",
                               offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
@@ -607,6 +659,7 @@ std::string verdict_label(Verdict v) {
     case Verdict::not_received: return "NOT RECEIVED";
     case Verdict::frozen_seq_claim: return "FROZEN SEQUENCE CLAIM";
     case Verdict::send_not_located: return "SEND NOT LOCATED";
+    case Verdict::send_not_in_log: return "SEND NOT IN LOG";
     case Verdict::suspected_frozen_seq_claim: return "SUSPECTED FROZEN SEQUENCE CLAIM";
     case Verdict::outside_scope: return "OUTSIDE SCOPE";
     case Verdict::failed_closed: return "FAILED CLOSED";
@@ -713,6 +766,11 @@ nlohmann::json to_json(const Diagnosis& d) {
     ignored.push_back({{"topic", c.topic}, {"partition", c.partition}, {"offset", c.offset}, {"delivered", c.delivered},
                        {"claim", claim_json(c.claim)}});
   }
+  nlohmann::json queued = nlohmann::json::array();
+  for (const auto& l : d.queued_frozen) {
+    queued.push_back({{"topic", l.topic}, {"partition", l.partition}, {"sender", l.sender}, {"seq", l.seq},
+                      {"located_offset", opt(l.offset)}});
+  }
   return {{"version", 1},
           {"stuck", d.stuck()},
           {"undecided", d.undecided()},
@@ -723,7 +781,8 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"channels", channels},
           {"advice", d.advice},
           {"left_out_topics", d.left_out_topics},
-          {"ignored_claims", ignored}};
+          {"ignored_claims", ignored},
+          {"queued_frozen", queued}};
 }
 
 std::string to_text(const Diagnosis& d) {

@@ -419,7 +419,10 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   ListPtr committed_guard(committed);  // null-safe: unique_ptr never destroys null
 
   host->gate_ = std::make_unique<Gate>(names, &im);
-  if (!opts.resolution_state.empty()) host->gate_->restore_resolution_state(opts.resolution_state);
+  // Restored after every channel is added and before any receive: the caller's, and what
+  // the group committed with each offset a channel starts at (a committed start resumes
+  // the node that committed it, so a claim it had resolved is not held again).
+  std::vector<ResolutionEntry> state = opts.resolution_state;
 
   // Every channel's log start and LSO (and high watermark, when a start position needs it)
   // in one round each: one ListOffsets request per leader, not a round trip per partition,
@@ -475,9 +478,15 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     rd_kafka_topic_partition_list_add(im.positions, w.topic.c_str(), w.partition)->offset = baseline;
     im.position_channels.push_back(w.ch);
     host->gate_->add_channel(w.ch, baseline);
+    if (c && c->offset >= 0 && baseline == c->offset && w.from.kind == StartPosition::Kind::committed) {
+      CommittedState saved = im.committed_state(*c);
+      state.insert(state.end(), saved.resolution.begin(), saved.resolution.end());
+      if (!saved.custody.empty()) host->gate_->restore_custody(w.ch, saved.custody);
+    }
     host->plan_.push_back(ChannelPlan{w.ch, w.from, baseline, low, lso});
   }
   if (uncommitted) uncommitted.reset();
+  if (!state.empty()) host->gate_->restore_resolution_state(state);
 
   if (auto err = rd_kafka_assign(im.rk.get(), im.positions); err) {
     return std::unexpected(runtime_error(fmt::format("assign on {}: {}", im.brokers, rd_kafka_err2str(err))));

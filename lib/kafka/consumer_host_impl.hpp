@@ -16,6 +16,7 @@
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/resolution_state.hpp"
 
 namespace causal::kafka {
 
@@ -188,6 +189,13 @@ struct ConsumerHost::Impl : GateObserver {
                                             const StartPosition& from, const rd_kafka_topic_partition_t* committed,
                                             Offset low, Offset lso, std::optional<Offset> high,
                                             HandlePtr& uncommitted);
+
+  // The resolution state and custody restatement a causal node committed as metadata with
+  // `c` (its element of a rd_kafka_committed answer), restored by whoever starts the channel
+  // at that offset. Empty when there is no metadata; metadata that is not ours (another
+  // tool's) or damaged is said through the observer's note and gives nothing: claims it would
+  // have resolved are left to lookups, and nothing is delivered out of order.
+  CommittedState committed_state(const rd_kafka_topic_partition_t& c);
 
   // --- group membership (group_membership.cpp) ---------------------------------------
   bool member = false;                     // joined opts.group: rebalances and commits

@@ -102,6 +102,18 @@ std::expected<void, Error> ConsumerHost::commit() {
   return impl_->commit();
 }
 
+CommittedState ConsumerHost::Impl::committed_state(const rd_kafka_topic_partition_t& c) {
+  if (c.metadata_size == 0) return {};
+  std::string_view text(static_cast<const char*>(c.metadata), c.metadata_size);
+  auto saved = decode_committed_state(text, host->names_);
+  if (saved) return std::move(*saved);
+  if (host->observer_) {
+    host->observer_->note(fmt::format("{}/{}: commit metadata {} is not a resolution state ({}); starting without one",
+                                      c.topic, c.partition, quoted_excerpt(text), saved.error().message));
+  }
+  return {};
+}
+
 void ConsumerHost::Impl::reset_generation() {
   std::unique_ptr<Gate> old = std::move(host->gate_);
   for (ChannelId c : old->scope()) {
@@ -162,21 +174,10 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
                 : fmt::format("{}/{}: the committed offset {} is below the log start {}; starting at {} ({})", p.topic,
                               p.partition, c->offset, low, baseline, to_string(from)));
       }
-    } else if (c->metadata_size > 0) {
-      std::string_view text(static_cast<const char*>(c->metadata), c->metadata_size);
-      auto entries = decode_committed_state(text, names);
-      if (!entries) {
-        // Not ours (another tool committed here) or damaged: no resolution state. Claims it
-        // would have resolved are left to lookups; nothing is delivered out of order.
-        if (host->observer_) {
-          host->observer_->note(fmt::format("{}/{}: commit metadata {} is not a resolution state ({}); starting "
-                                            "without one",
-                                            p.topic, p.partition, quoted_excerpt(text), entries.error().message));
-        }
-      } else {
-        for (auto& e : entries->resolution) state.push_back(e);
-        restated = std::move(entries->custody);
-      }
+    } else {
+      CommittedState saved = committed_state(*c);
+      for (auto& e : saved.resolution) state.push_back(e);
+      restated = std::move(saved.custody);
     }
     auto& st = ch(cid);
     st.assigned = true;

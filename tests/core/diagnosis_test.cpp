@@ -325,6 +325,18 @@ TEST_CASE("a sequence claim located at or above the baseline waits for it to arr
   f.channels[0] = facts("a", 0, 9, 9);
   f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9, std::nullopt};
   CHECK(root_of(diagnose(s, f), "c", 0).verdict == Verdict::not_appended);
+  // The same from a log start above 0: the send may have been deleted below it, so it is not
+  // called "not appended" (an audit's send removed by DeleteRecords was).
+  f.channels[0].log_start = 2;
+  f.located[0] = {"a", 0, "S", 2, std::nullopt, 2, 4, std::nullopt};
+  auto gone = diagnose(s, f);
+  const auto& g = root_of(gone, "c", 0);
+  CHECK(g.verdict == Verdict::send_not_in_log);
+  CHECK(g.summary.find("not found from the log start 2 to the baseline") != std::string::npos);
+  CHECK(g.detail.find("deleted") != std::string::npos);
+  CHECK_FALSE(g.remedy.has_value());
+  CHECK(g.drains_with_lookups == false);
+  CHECK(to_json(gone)["roots"][0]["verdict"] == "send_not_in_log");
 }
 
 TEST_CASE("a send not located says which end its scan stopped short of", "[diagnosis]") {
@@ -360,8 +372,12 @@ TEST_CASE("a send not located says which end its scan stopped short of", "[diagn
           std::string::npos);
     CHECK(r.detail.find("[2, 5) or [7, 9)") != std::string::npos);
   }
-  SECTION("the whole range from the log start to the baseline: not appended") {
-    CHECK(root_for(2, 9).verdict == Verdict::not_appended);
+  SECTION("the whole range from the log start 2 to the baseline: not in the log (maybe deleted)") {
+    CHECK(root_for(2, 9).verdict == Verdict::send_not_in_log);
+  }
+  SECTION("the whole range from a log start of 0 to the baseline: not appended") {
+    f.channels[0].log_start = 0;
+    CHECK(root_for(0, 9).verdict == Verdict::not_appended);
   }
 }
 

@@ -974,3 +974,46 @@ TEST_CASE("remedies run as printed: they carry -b and a group name the shell wou
   Run after = bare("causal explain -b " + quote(B) + " --group " + quote(group) + " --topic " + A + " --topic " + C);
   CHECK(after.rc == 0);
 }
+
+TEST_CASE("a frozen claim queued behind a held head is in the one remedy and explain then exits 0", "[explain][broker]") {
+  // On 82cb77d only the head's frozen claim was diagnosed: its remedy rewound A/0, explain
+  // then found the next record's frozen claim on A/1, and a second rewind (and a second
+  // redelivery) was needed before it exited 0 (docs/runbook.md promised one).
+  const std::string A = causal::test::create_topic("explain-queued-a", 2);
+  const std::string C = causal::test::create_topic("explain-queued-c", 1);
+  const std::string S = causal::test::unique_name("sender");
+  const std::string group = causal::test::unique_name("queued-frozen");
+  causal::test::Producer w;
+  Stamp s1, s2, s3;
+  s1.origin(S, 1);
+  s2.origin(S, 2);
+  s3.origin(S, 3);
+  REQUIRE(w.send(A, stamped("s1", 0, s1)) == 0);
+  REQUIRE(w.send(A, stamped("s2", 0, s2)) == 1);
+  REQUIRE(w.send(A, stamped("s3", 1, s3)) == 0);
+  Stamp c1, c2;
+  const std::string relay = causal::test::unique_name("relay");
+  c1.origin(relay, 1).seq(A, 0, S, 2);
+  c2.origin(relay, 2).seq(A, 1, S, 3);
+  REQUIRE(w.send(C, stamped("claims-s2", 0, c1)) == 0);
+  REQUIRE(w.send(C, stamped("claims-s3", 0, c2)) == 1);
+  causal::test::commit_offsets(group, A, {{0, 2}, {1, 1}});
+  causal::test::commit_offsets(group, C, {{0, 0}});
+
+  Json j = explain_json(group, {A, C}, 4);
+  REQUIRE(j["roots"].size() == 1);
+  CHECK(j["roots"][0]["verdict"] == "frozen_seq_claim");
+  const std::string one = "causal baseline --group " + group + " --apply " + A + "/0@1 " + A + "/1@0";
+  CHECK(j["roots"][0]["remedy"] == one);
+  REQUIRE(j["remedies"].size() == 1);
+  CHECK(j["remedies"][0] == one);
+  REQUIRE(j["queued_frozen"].size() == 1);
+  CHECK(j["queued_frozen"][0]["topic"] == A);
+  CHECK(j["queued_frozen"][0]["partition"] == 1);
+  CHECK(j["queued_frozen"][0]["seq"] == 3);
+  CHECK(j["queued_frozen"][0]["located_offset"] == 0);
+
+  Run applied = shell(one);
+  REQUIRE(applied.rc == 0);
+  CHECK(explain_json(group, {A, C}, 0)["stuck"] == false);
+}

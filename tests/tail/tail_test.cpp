@@ -674,3 +674,31 @@ TEST_CASE("a custody restatement is committed as causal2 metadata, and refused w
   CHECK(big.err.find("(300 claims), over the 4096 bytes") != std::string::npos);
   CHECK(committed_with_metadata(H, U).first == RD_KAFKA_OFFSET_INVALID);
 }
+
+TEST_CASE("tail from committed offsets restores the resolution state the group committed as its next run does") {
+  // docs/runbook.md step 3 watches a group drain with `tail --group G --from committed -e
+  // --no-lookup`. On 48a93e5 it started without the group's saved resolution state: a claim
+  // on a send the group had delivered before its commit was held (exit 4) although the
+  // group itself, and explain, delivered it.
+  std::string T = t::create_topic("tail-committed-state", 2);
+  std::string G = t::unique_name("committed-state");
+  produce(T + "/0", with_clock("s1", "origin=s:1"), "--no-stamp");
+  Run first = run_causal("tail " + brokers() + " --group " + G + " --commit -e --no-lookup --format jsonl " + T);
+  INFO(first.out << first.err);
+  REQUIRE(first.code == 0);
+  REQUIRE(records(lines(first.out)).size() == 1);
+  REQUIRE(committed_with_metadata(G, T, 0).first == 1);
+  produce(T + "/1", with_clock("a", "origin=x:1 " + T + "/0#s:1"), "--no-stamp");
+
+  Run watch = run_causal("tail " + brokers() + " " + T + " --group " + G + " --from committed -e --no-lookup --format jsonl");
+  INFO(watch.out << watch.err);
+  CHECK(watch.code == 0);
+  auto recs = records(lines(watch.out));
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0]["value"] == "a");
+  // The group's own next run agrees.
+  Run again = run_causal("tail " + brokers() + " --group " + G + " --commit -e --no-lookup --format jsonl " + T);
+  INFO(again.out << again.err);
+  CHECK(again.code == 0);
+  CHECK(records(lines(again.out)).size() == 1);
+}

@@ -25,7 +25,10 @@
 //                           looked up, not found, the scan
 //                             covered log start .. baseline   -> open_transaction on ch
 //                                                                when ch has one, else
-//                                                                not_appended
+//                                                                send_not_in_log when the
+//                                                                log start is above 0 (the
+//                                                                send may have been deleted),
+//                                                                else not_appended
 //                           looked up, not found, the scan
 //                             stopped short of that range     -> send_not_located (the
 //                             range scanned, and a command that searches further: the
@@ -141,6 +144,8 @@ enum class Verdict : std::uint8_t {
   frozen_seq_claim,           // the claimed send sits below the baseline (located, or inferred)
   send_not_located,           // a lookup did not find the send in the range it scanned, which
                               // stopped short of the log start: search further
+  send_not_in_log,            // a lookup scanned from the log start (above 0) to the baseline
+                              // without finding the send: not written yet, or deleted
   suspected_frozen_seq_claim, // no lookup; the sender has no post-baseline presence
   outside_scope,              // the claim's channel is not consumed (ignored by the gate)
   failed_closed,              // the awaited channel failed closed on an undecodable header
@@ -215,6 +220,10 @@ struct Diagnosis {
   std::vector<std::string> remedies;  // every distinct root remedy, once, in root order
   std::vector<std::string> left_out_topics;  // from the facts
   std::vector<IgnoredClaim> ignored_claims;  // claims on left-out topics the replay ignored
+  // Sends located below their channel's baseline that no root waits on: frozen claims of
+  // records queued behind held heads, which hold once the records ahead are released. The
+  // frozen roots' remedy rewinds for them too (else the advice gives the command).
+  std::vector<LocatedSend> queued_frozen;
   // True when some channel holds records (the gate would not drain).
   bool stuck() const;
   // Nothing is held here, but claims on topics the group consumes and the scope left out
