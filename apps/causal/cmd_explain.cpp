@@ -110,7 +110,7 @@ class Progress : public kafka::HostObserver {
 
  private:
   bool left_out(ChannelId ch) const {
-    return std::find(left_out_.begin(), left_out_.end(), names_.channel_topic(ch)) != left_out_.end();
+    return is_left_out(left_out_, names_.channel_topic(ch), names_.channel_partition(ch));
   }
   void collect_ignored(const Delivery& d) {
     auto add = [&](ClaimView v) {
@@ -238,8 +238,8 @@ Outcome explain_group(const ExplainOptions& o) {
   }
   // The group's committed topics that --topic left out: the diagnosis is of a consumer of
   // the named topics only, and says so.
-  auto group_topics = client->committed_topics(o.group);
-  if (!group_topics) return std::unexpected(group_topics.error());
+  auto group_channels = client->committed_channels(o.group);
+  if (!group_channels) return std::unexpected(group_channels.error());
   std::vector<std::string> left_out;
   std::string scope_args;
   for (const auto& s : specs) {
@@ -248,8 +248,17 @@ Outcome explain_group(const ExplainOptions& o) {
       scope_args += " --topic " + s.topic + (s.partition ? fmt::format("/{}", *s.partition) : "");
     }
   }
-  for (const auto& t : *group_topics) {
-    if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.topic == t; })) left_out.push_back(t);
+  // Left out: a topic the scope does not name ("T"), or, of a topic it names only some
+  // partitions of, a partition the group commits that it does not name ("T/P").
+  for (const auto& c : *group_channels) {
+    bool named = false, covered = false;
+    for (const auto& s : specs) {
+      if (s.topic != c.topic) continue;
+      named = true;
+      covered = covered || !s.partition || *s.partition == c.partition;
+    }
+    std::string entry = named ? chan(c) : c.topic;
+    if (!covered && std::find(left_out.begin(), left_out.end(), entry) == left_out.end()) left_out.push_back(entry);
   }
   auto committed = client->committed(o.group, *channels, /*require_stable=*/true);
   if (!committed) return std::unexpected(committed.error());

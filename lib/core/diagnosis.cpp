@@ -35,6 +35,12 @@ std::string_view to_string(Verdict v) {
 
 bool blocks(Verdict v) { return v != Verdict::outside_scope; }
 
+bool is_left_out(const std::vector<std::string>& left_out, std::string_view topic, std::int32_t partition) {
+  const std::string channel = fmt::format("{}/{}", topic, partition);
+  return std::any_of(left_out.begin(), left_out.end(),
+                     [&](const std::string& e) { return e == topic || e == channel; });
+}
+
 std::string offset_text(std::string_view topic, std::int32_t partition, Offset offset) {
   return fmt::format("{}/{}@{}", topic, partition, offset);
 }
@@ -108,7 +114,7 @@ class Diagnoser {
           std::vector<std::size_t> path{i};
           cd.root = follow(i, claim, cd.chain, path);
           d.claims.push_back(std::move(cd));
-          if (!claim.consumed && left_out(claim.topic)) {
+          if (!claim.consumed && is_left_out(facts_.left_out_topics, claim.topic, claim.partition)) {
             out_.ignored_claims.push_back({ch.topic, ch.partition, head.offset, false, claim});
           }
         }
@@ -156,10 +162,7 @@ class Diagnoser {
     auto it = chfacts_.find({topic, partition});
     return it == chfacts_.end() ? nullptr : it->second;
   }
-  bool left_out(const std::string& topic) const {
-    return std::find(facts_.left_out_topics.begin(), facts_.left_out_topics.end(), topic) !=
-           facts_.left_out_topics.end();
-  }
+
   // The distinct topics of the scope, sorted.
   std::vector<std::string> scope_topics() const {
     std::vector<std::string> topics;
@@ -669,10 +672,15 @@ std::string verdict_label(Verdict v) {
   return "?";
 }
 
-std::string topics_text(const std::vector<IgnoredClaim>& ignored) {
+// The left-out topics (or "T/P" channels, as left out) the ignored claims name.
+std::string topics_text(const Diagnosis& d) {
   std::vector<std::string> topics;
-  for (const auto& c : ignored) {
-    if (std::find(topics.begin(), topics.end(), c.claim.topic) == topics.end()) topics.push_back(c.claim.topic);
+  for (const auto& c : d.ignored_claims) {
+    std::string channel = fmt::format("{}/{}", c.claim.topic, c.claim.partition);
+    const bool by_channel =
+        std::find(d.left_out_topics.begin(), d.left_out_topics.end(), channel) != d.left_out_topics.end();
+    std::string name = by_channel ? channel : c.claim.topic;
+    if (std::find(topics.begin(), topics.end(), name) == topics.end()) topics.push_back(std::move(name));
   }
   std::string out;
   for (const auto& t : topics) out += (out.empty() ? "" : ", ") + t;
@@ -687,13 +695,13 @@ std::string summary_line(const Diagnosis& d) {
     return fmt::format("undecided: nothing held on {} channel(s) by a consumer of only the named topics, but {} "
                        "claim(s) on {} (committed by the group, left out of the scope) were ignored; name it with "
                        "--topic and explain again",
-                       d.channels.size(), d.ignored_claims.size(), topics_text(d.ignored_claims));
+                       d.channels.size(), d.ignored_claims.size(), topics_text(d));
   }
   if (!d.stuck()) return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain", d.channels.size());
   std::string line = fmt::format("stuck: {} of {} channel(s) hold records; {} root cause(s)", d.held_channels(),
                                  d.channels.size(), blocking);
   if (!d.ignored_claims.empty()) {
-    line += fmt::format("; {} claim(s) on left-out {} ignored", d.ignored_claims.size(), topics_text(d.ignored_claims));
+    line += fmt::format("; {} claim(s) on left-out {} ignored", d.ignored_claims.size(), topics_text(d));
   }
   return line;
 }

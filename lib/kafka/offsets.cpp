@@ -338,23 +338,32 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
   });
 }
 
-std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(const std::string& group) {
+std::expected<std::vector<ChannelRef>, Error> OffsetsClient::committed_channels(const std::string& group) {
   // No partition list: the broker answers with every partition the group has committed.
   auto answer = with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) {
     return list_group_offsets(committed_.get(), group, nullptr, false, timeout_ms_,
                               fmt::format("listing the committed topics of group {}", quoted_excerpt(group)), brokers_, busy);
   });
   if (!answer) return std::unexpected(answer.error());
-  std::vector<std::string> topics;
+  std::vector<ChannelRef> channels;
   if (const rd_kafka_topic_partition_list_t* parts = answer->parts) {
     for (int i = 0; i < parts->cnt; ++i) {
       if (parts->elems[i].offset >= 0 || parts->elems[i].err == RD_KAFKA_RESP_ERR_UNSTABLE_OFFSET_COMMIT) {
-        topics.emplace_back(parts->elems[i].topic);
+        channels.push_back({parts->elems[i].topic, parts->elems[i].partition});
       }
     }
   }
-  std::sort(topics.begin(), topics.end());
-  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  std::sort(channels.begin(), channels.end());
+  return channels;
+}
+
+std::expected<std::vector<std::string>, Error> OffsetsClient::committed_topics(const std::string& group) {
+  auto channels = committed_channels(group);
+  if (!channels) return std::unexpected(channels.error());
+  std::vector<std::string> topics;
+  for (const auto& c : *channels) {
+    if (topics.empty() || topics.back() != c.topic) topics.push_back(c.topic);
+  }
   return topics;
 }
 

@@ -1017,3 +1017,28 @@ TEST_CASE("a frozen claim queued behind a held head is in the one remedy and exp
   REQUIRE(applied.rc == 0);
   CHECK(explain_json(group, {A, C}, 0)["stuck"] == false);
 }
+
+TEST_CASE("a scope naming some partitions of a topic the group commits leaves the others out and says so",
+          "[explain][broker]") {
+  // On 50949df `--topic T/0` of a group committing T/0 and T/1 said "not stuck" (exit 0)
+  // with nothing left out, although T/0's record waits on T/1: a node consuming both holds.
+  const std::string T = causal::test::create_topic("explain-leftout-partition", 2);
+  const std::string group = causal::test::unique_name("left-out-partition");
+  causal::test::Producer w;
+  Stamp st;
+  st.origin(causal::test::unique_name("writer"), 1).offset(T, 1, 5);  // T/1@5: never written
+  REQUIRE(w.send(T, stamped("waits-on-t1", 0, st)) == 0);
+  causal::test::commit_offsets(group, T, {{0, 0}, {1, 0}});
+
+  Json j = explain_json(group, {T + "/0"}, 4);
+  CHECK(j["undecided"] == true);
+  REQUIRE(j["left_out_topics"].size() == 1);
+  CHECK(j["left_out_topics"][0] == T + "/1");
+  REQUIRE(j["ignored_claims"].size() == 1);
+  CHECK(j["ignored_claims"][0]["claim"]["partition"] == 1);
+  CHECK(j["summary"].get<std::string>().find("on " + T + "/1 (committed by the group") != std::string::npos);
+  // Both partitions named: the wait shows, and nothing is left out.
+  Json both = explain_json(group, {T + "/0", T + "/1"}, 4);
+  CHECK(only_root(both)["verdict"] == "not_appended");
+  CHECK(both["left_out_topics"].empty());
+}

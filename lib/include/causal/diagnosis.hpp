@@ -129,8 +129,9 @@ struct DiagnosisFacts {
   std::optional<std::string> scope_args;
   // Active members of the group: a remedy that writes committed offsets must wait for them.
   std::vector<MemberFact> members;
-  // Topics the group has committed offsets on that the scope leaves out, and the claims on
-  // them the replay ignored (delivered records); held heads' claims are found here.
+  // Topics the group has committed offsets on that the scope leaves out ("T"; "T/P" for a
+  // partition of a topic the scope names only some partitions of), and the claims on them
+  // the replay ignored (delivered records); held heads' claims are found here.
   std::vector<std::string> left_out_topics;
   std::vector<IgnoredClaim> ignored_claims;
 };
@@ -239,6 +240,10 @@ Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts = {
 nlohmann::json to_json(const Diagnosis& d);
 // Text form: a short verdict first, then each root with its remedy, then per channel.
 std::string to_text(const Diagnosis& d);
+
+// Whether topic/partition is left out: `left_out` (DiagnosisFacts::left_out_topics) names
+// its topic, or the channel itself as "topic/partition".
+bool is_left_out(const std::vector<std::string>& left_out, std::string_view topic, std::int32_t partition);
 
 // The text of a channel offset, as the CLI writes it: "topic/partition@offset".
 std::string offset_text(std::string_view topic, std::int32_t partition, Offset offset);

@@ -12,7 +12,8 @@
 //                      read with require_stable_offsets: an offset still pending inside an
 //                      open transaction is reported as pending (UNSTABLE_OFFSET_COMMIT),
 //                      never as committed.
-//   committed_topics   the topics the group has committed offsets on.
+//   committed_channels the partitions the group has committed offsets on (pending ones too),
+//                      sorted by topic and partition; committed_topics, their topics.
 //   describe_group     the group's state and active members (DescribeConsumerGroups).
 //   alter_committed    writes committed offsets (AlterConsumerGroupOffsets); the broker
 //                      refuses while the group has members, and callers should refuse first.
@@ -114,6 +115,7 @@ class OffsetsClient {
 
   // Every topic on which the group has a committed offset (ListConsumerGroupOffsets of all
   // partitions), sorted, each once.
+  std::expected<std::vector<ChannelRef>, Error> committed_channels(const std::string& group);
   std::expected<std::vector<std::string>, Error> committed_topics(const std::string& group);
 
   std::expected<GroupDescription, Error> describe_group(const std::string& group);
