@@ -79,9 +79,8 @@ std::string text_table(const std::vector<PlanRow>& rows, bool with_group) {
                        r.offsets.lso, r.offsets.log_end, r.offsets.open_span(),
                        fmt::format("{}{}", r.baseline, r.explicit_offset ? "*" : ""));
     if (with_group) {
-      out += fmt::format("  {:>10}", r.committed_pending ? std::string("pending")
-                                     : r.committed      ? fmt::format("{}", *r.committed)
-                                                        : std::string("-"));
+      std::string committed = r.committed ? fmt::format("{}", *r.committed) : std::string("-");
+      out += fmt::format("  {:>10}", r.committed_pending ? committed + " (pending)" : committed);
     }
     out += "\n";
   }
@@ -138,7 +137,7 @@ Outcome run_baseline(const BaselineOptions& o) {
     auto d = client->describe_group(o.group);
     if (!d) return std::unexpected(d.error());
     desc = std::move(*d);
-    auto committed = client->committed(o.group, *channels);
+    auto committed = client->committed_or_stable(o.group, *channels);
     if (!committed) return std::unexpected(committed.error());
     for (std::size_t i = 0; i < rows.size(); ++i) {
       rows[i].committed = (*committed)[i].offset;
@@ -228,10 +227,15 @@ Outcome run_baseline(const BaselineOptions& o) {
         }
         fmt::print(".\n");
         for (const auto& r : rows) {
+          if (r.committed_pending) {
+            fmt::print("{}: an offset commit is pending in an open transaction (COMMITTED is the last stable one): "
+                       "--apply refuses until it commits or aborts\n",
+                       chan(r.offsets.channel));
+          }
           if (r.skip() == 0) continue;
-          fmt::print("would skip {} offset(s) of {} ({}..{}): the group never consumes their records; --apply refuses "
-                     "without --allow-skip\n",
-                     r.skip(), chan(r.offsets.channel), *r.committed, r.baseline - 1);
+          fmt::print("would skip {} offset(s) of {} ({}..{}): the group never consumes their records; {}\n", r.skip(),
+                     chan(r.offsets.channel), *r.committed, r.baseline - 1,
+                     o.allow_skip ? "--allow-skip lets --apply write it" : "--apply refuses without --allow-skip");
         }
       }
     }

@@ -260,20 +260,9 @@ Outcome explain_group(const ExplainOptions& o) {
     std::string entry = named ? chan(c) : c.topic;
     if (!covered && std::find(left_out.begin(), left_out.end(), entry) == left_out.end()) left_out.push_back(entry);
   }
-  auto committed = client->committed(o.group, *channels, /*require_stable=*/true);
+  // Pending commits: replayed from the last stable committed offset.
+  auto committed = client->committed_or_stable(o.group, *channels);
   if (!committed) return std::unexpected(committed.error());
-  bool any_pending = std::any_of(committed->begin(), committed->end(), [](const auto& c) { return c.pending; });
-  if (any_pending) {
-    // The last stable committed offsets of the pending partitions, to replay from.
-    auto stable = client->committed(o.group, *channels, /*require_stable=*/false);
-    if (!stable) return std::unexpected(stable.error());
-    for (std::size_t i = 0; i < committed->size(); ++i) {
-      if ((*committed)[i].pending) {
-        (*committed)[i].offset = (*stable)[i].offset;
-        (*committed)[i].metadata = (*stable)[i].metadata;
-      }
-    }
-  }
   if (std::none_of(committed->begin(), committed->end(), [](const auto& c) { return c.offset.has_value(); })) {
     std::string topics;
     for (const auto& t : o.topics) topics += (topics.empty() ? "" : ", ") + t;

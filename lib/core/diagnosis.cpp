@@ -360,7 +360,17 @@ class Diagnoser {
             if (h.origin_seq && *h.origin_seq > claim.seq && !later) later = h.offset;
           }
         }
-        if (!presence) return suspected_frozen(src, head_offset, claim, t);
+        if (!presence) {
+          // Nothing of t lies below its baseline (it starts at the log start): the send
+          // cannot be frozen there, so no lookup is needed to say it is not in the log.
+          const auto* cf = facts_for(t.topic, t.partition);
+          if (cf && cf->log_start && t.baseline <= *cf->log_start) {
+            return not_found(src, head_offset, claim, t,
+                             LocatedSend{claim.topic, claim.partition, claim.sender, claim.seq, std::nullopt,
+                                         t.baseline, t.baseline, std::nullopt});
+          }
+          return suspected_frozen(src, head_offset, claim, t);
+        }
         // A sender's sends reach a channel in send-number order, so send q sits below S's
         // later record; undelivered below a held head means below the baseline.
         if (!awaited && later) return frozen_inferred(src, head_offset, claim, t, *later);
@@ -383,14 +393,21 @@ class Diagnoser {
 
     // Does the wait continue at t's head?
     if (!t.held.empty() && (!awaited || t.held.front().offset <= *awaited)) {
-      if (std::find(path.begin(), path.end(), *ti) != path.end()) {
+      if (auto at = std::find(path.begin(), path.end(), *ti); at != path.end()) {
+        // One root per cycle, whichever of its channels the walk entered it from: keyed by
+        // the cycle's channels in a fixed order, not by the claim that closed it.
+        std::vector<std::size_t> members(at, path.end());
+        std::sort(members.begin(), members.end());
+        std::string cycle_key = "cycle";
+        for (auto m : members) cycle_key += "|" + channel_text(snap_.channels[m].topic, snap_.channels[m].partition);
+        if (auto it = roots_.find(cycle_key); it != roots_.end()) return it->second;
         Root r = root_at(src, head_offset, claim, Verdict::cycle);
         for (auto p : path) r.cycle.push_back(channel_text(snap_.channels[p].topic, snap_.channels[p].partition));
         r.cycle.push_back(channel_text(t.topic, t.partition));
         r.summary = fmt::format("wait cycle through {} channels: a bug", path.size());
         r.detail = "Every wait edge points from a later append to an earlier one, so the protocol admits no cycle "
                    "(liveness, \"Why over-claims cannot deadlock\"). Report this output with the snapshot.";
-        return add_root(key_of(Verdict::cycle, claim, awaited), std::move(r));
+        return add_root(cycle_key, std::move(r));
       }
       const auto& next_head = t.held.front();
       if (next_head.unsatisfied.empty()) {
@@ -426,9 +443,9 @@ class Diagnoser {
         "and frozen claims\"). Modelled here: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does "
         "not implement them), which stays held. A consumer WITH lookups (causal tail, the library's ConsumerHost with "
         "lookups on) locates the send below its baseline, accounts for the claim and drains. Rewinding {} to {} "
-        "makes the send arrive (records {}..{} of {} are delivered again).",
-        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at, at, t.baseline - 1,
-        channel_text(t.topic, t.partition));
+        "or below makes the send arrive (the records of {} from there up to {} are delivered again).",
+        channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at,
+        channel_text(t.topic, t.partition), t.baseline - 1);
     r.drains_with_lookups = true;
     // The command itself is set by combine_rewinds (one for every frozen root).
     if (!group_) r.detail += without_group;
@@ -467,7 +484,10 @@ class Diagnoser {
   std::size_t not_found(const ChannelSnapshot& src, Offset head_offset, const ClaimView& claim, const ChannelSnapshot& t,
                         const LocatedSend& loc) {
     const auto* cf = facts_for(t.topic, t.partition);
-    const std::string scanned = fmt::format(" (scanned offsets [{}, {}))", loc.scanned_from, loc.scanned_to);
+    const std::string scanned =
+        loc.scanned_from < loc.scanned_to
+            ? fmt::format(" (scanned offsets [{}, {}))", loc.scanned_from, loc.scanned_to)
+            : fmt::format(" (nothing lies below the baseline {}, the log start: nothing to scan)", t.baseline);
     // The send was appended before the claim became visible, so it is in the log unless
     // retention removed it or it is in a transaction still open. Not finding it proves
     // something only when the scan covered everything from the log start to the baseline.

@@ -338,6 +338,21 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
   });
 }
 
+std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed_or_stable(
+    const std::string& group, std::span<const ChannelRef> channels) {
+  auto answer = committed(group, channels, /*require_stable=*/true);
+  if (!answer || std::none_of(answer->begin(), answer->end(), [](const auto& c) { return c.pending; })) return answer;
+  auto stable = committed(group, channels, /*require_stable=*/false);
+  if (!stable) return std::unexpected(stable.error());
+  for (std::size_t i = 0; i < answer->size(); ++i) {
+    if ((*answer)[i].pending) {
+      (*answer)[i].offset = (*stable)[i].offset;
+      (*answer)[i].metadata = (*stable)[i].metadata;
+    }
+  }
+  return answer;
+}
+
 std::expected<std::vector<ChannelRef>, Error> OffsetsClient::committed_channels(const std::string& group) {
   // No partition list: the broker answers with every partition the group has committed.
   auto answer = with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) {

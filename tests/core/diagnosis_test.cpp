@@ -219,6 +219,10 @@ TEST_CASE("a wait cycle is reported as a bug", "[diagnosis]") {
   CHECK(r.verdict == Verdict::cycle);
   CHECK(r.cycle == std::vector<std::string>{"a/0", "b/0", "a/0"});
   CHECK_FALSE(d.advice.empty());
+  // One cycle, one root: b's head, walked into the same cycle from b, shares it (an audit
+  // saw two, one per rotation).
+  CHECK(d.roots.size() == 1);
+  CHECK(chan(d, "b", 0).claims[0].root == chan(d, "a", 0).claims[0].root);
 }
 
 TEST_CASE("a sequence claim located below the baseline is frozen - the remedy rewinds to it", "[diagnosis]") {
@@ -307,6 +311,27 @@ TEST_CASE("without a lookup - a sender with no post-baseline presence is a suspe
   f.channels.push_back(facts("a", 0, 4, 6));
   auto d2 = diagnose(s, f);
   CHECK(root_of(d2, "c", 0).verdict == Verdict::open_transaction);
+}
+
+TEST_CASE("without a lookup - nothing below a baseline at the log start cannot be frozen", "[diagnosis]") {
+  // An audit's --no-lookup run called this "suspected frozen" although a/0 starts at its log
+  // start 0: no send can sit below that baseline, so the claim waits on an open
+  // transaction, or a send not written yet.
+  GateSnapshot s;
+  auto c = channel("c", 0, 0, 0);
+  hold(c, held(1, {seq_claim("a", 0, "S", 1)}));
+  s.channels = {c, channel("a", 0, 0, 2)};
+  DiagnosisFacts f;
+  f.channels.push_back(facts("a", 0, 3, 5));  // log start 0 = baseline; a transaction open at 3
+  auto with_open = diagnose(s, f);
+  CHECK(root_of(with_open, "c", 0).verdict == Verdict::open_transaction);
+  f.channels[0] = facts("a", 0, 3, 3);
+  auto d = diagnose(s, f);
+  const auto& r = root_of(d, "c", 0);
+  CHECK(r.verdict == Verdict::not_appended);
+  CHECK(r.summary.find("nothing lies below the baseline 0, the log start: nothing to scan") != std::string::npos);
+  // Without log facts it stays suspected: the log start is unknown.
+  CHECK(root_of(diagnose(s), "c", 0).verdict == Verdict::suspected_frozen_seq_claim);
 }
 
 TEST_CASE("a sequence claim located at or above the baseline waits for it to arrive", "[diagnosis]") {

@@ -579,6 +579,18 @@ TEST_CASE("explain reports an offset commit pending in an open transaction and r
   Run text = causal_cli({"explain", "--group", group, "--topic", T});
   CHECK(text.rc == 0);
   CHECK(text.out.find("pending: " + T + "/0") != std::string::npos);
+  // baseline shows the same last stable offset (on 4d8dcb6: null, and skip 0), and its dry
+  // run says that --apply refuses while the commit is pending.
+  Run plan = causal_cli({"baseline", "--group", group, T + "/0@0", "--format", "json"});
+  REQUIRE(plan.rc == 0);
+  Json pj = Json::parse(plan.out);
+  CHECK(pj["channels"][0]["committed"] == 1);
+  CHECK(pj["channels"][0]["committed_pending"] == true);
+  Run dry = causal_cli({"baseline", "--group", group, T + "/0@0"});
+  REQUIRE(dry.rc == 0);
+  CHECK(dry.out.find("1 (pending)") != std::string::npos);
+  CHECK(dry.out.find(T + "/0: an offset commit is pending in an open transaction") != std::string::npos);
+  CHECK(causal_cli({"baseline", "--group", group, "--apply", T + "/0@0"}).rc == 1);
 
   p.commit();
   Json after = explain_json(group, {T}, 0);
@@ -761,6 +773,10 @@ TEST_CASE("issue 11.4: baseline --apply refuses to move a committed offset forwa
   Run dry = causal_cli({"baseline", "--group", group, T + "/0@2"});
   CHECK(dry.rc == 0);
   CHECK(dry.out.find("would skip 2 offset(s) of " + T + "/0") != std::string::npos);
+  CHECK(dry.out.find("--apply refuses without --allow-skip") != std::string::npos);
+  Run dry_allowed = causal_cli({"baseline", "--group", group, "--allow-skip", T + "/0@2"});
+  CHECK(dry_allowed.out.find("--allow-skip lets --apply write it") != std::string::npos);
+  CHECK(dry_allowed.out.find("refuses") == std::string::npos);
   Run dryj = causal_cli({"baseline", "--group", group, T + "/0@2", "--format", "json"});
   REQUIRE(dryj.rc == 0);
   CHECK(Json::parse(dryj.out)["channels"][0]["skip"] == 2);

@@ -36,7 +36,9 @@
 //                             "not found in the range scanned" is not "not appended")
 //                           not looked up, S has no record on
 //                             ch since the baseline           -> suspected_frozen_seq_claim
-//                             (the seeds' first test: a lookup decides it)
+//                             (the seeds' first test: a lookup decides it); but when the
+//                             baseline is the log start nothing lies below it: as a
+//                             lookup that scanned nothing and found nothing
 //                           not looked up, a later send of S
 //                             is held on ch                   -> frozen_seq_claim (a sender's
 //                             sends reach a channel in send-number order, so send q sits

@@ -113,8 +113,14 @@ class OffsetsClient {
                                                                std::span<const ChannelRef> channels,
                                                                bool require_stable = true);
 
-  // Every topic on which the group has a committed offset (ListConsumerGroupOffsets of all
-  // partitions), sorted, each once.
+  // committed() with require_stable, and for each partition whose commit is pending the last
+  // stable committed offset and its metadata (a second request, without require_stable),
+  // `pending` still set: what a consumer restarting now would start from.
+  std::expected<std::vector<CommittedOffset>, Error> committed_or_stable(const std::string& group,
+                                                                         std::span<const ChannelRef> channels);
+
+  // Every partition on which the group has a committed offset (ListConsumerGroupOffsets of
+  // all partitions), sorted, each once; and their topics.
   std::expected<std::vector<ChannelRef>, Error> committed_channels(const std::string& group);
   std::expected<std::vector<std::string>, Error> committed_topics(const std::string& group);
 
