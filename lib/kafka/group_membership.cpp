@@ -234,6 +234,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
     // forgets. Only resolution entries are (a dropped one costs a lookup).
     const Clock restated = gate.custody_restatement(c);
     std::string meta = encode_committed_state(mine, restated, names);
+    std::string pruned;  // said when what was pruned is sent
     if (meta.size() > opts.metadata_max_bytes) {
       if (const std::string bare = encode_committed_state({}, restated, names); bare.size() > opts.metadata_max_bytes) {
         return std::unexpected(runtime_error(fmt::format(
@@ -249,7 +250,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
             "(offset.metadata.max.bytes), and without lookups none of it may be dropped; nothing committed",
             names.channel_text(c), meta.size(), opts.metadata_max_bytes)));
       }
-      // Keep the senders seen last (higher ids were interned later).
+      // Keep the senders first seen most recently (higher ids were interned later).
       std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.sender > b.sender; });
       const std::size_t had = mine.size();
       // The longest prefix that fits (the encoding grows with the prefix): a binary search.
@@ -265,13 +266,12 @@ std::expected<void, Error> ConsumerHost::Impl::commit() {
       }
       mine.resize(fits);
       meta = encode_committed_state(mine, restated, names);
-      if (host->observer_) {
-        host->observer_->note(fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; "
-                                          "claims on the others' sends will be resolved by lookups",
-                                          names.channel_text(c), opts.metadata_max_bytes, mine.size(), had));
-      }
+      pruned = fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; claims on the "
+                           "others' sends will be resolved by lookups",
+                           names.channel_text(c), opts.metadata_max_bytes, mine.size(), had);
     }
-    if (next == committed_at[c] && meta == committed_meta[c]) continue;
+    if (next == committed_at[c] && meta == committed_meta[c]) continue;  // unchanged: not sent, nothing said
+    if (!pruned.empty() && host->observer_) host->observer_->note(pruned);
     auto* e = rd_kafka_topic_partition_list_add(list.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
     e->offset = next;
     if (!meta.empty()) {

@@ -272,7 +272,8 @@ class ConsumerHost {
   // Commits: per partition, frontier + 1 (never past an undelivered record: a held or
   // failed-closed record keeps the frontier below it) with the partition's resolution state
   // as metadata (docs/wire-format.md). A state longer than metadata_max_bytes keeps the
-  // entries of the senders seen last that fit and drops the rest, said through note():
+  // entries that fit of the senders first seen most recently, and drops the rest, said
+  // through note() when that commit is sent:
   // a dropped entry costs a lookup when a claim on that sender's send arrives (lookups
   // resolve it from the log), so this is only allowed with lookups on; without them the
   // commit fails. `gate()` is a new object after each rebalance.
