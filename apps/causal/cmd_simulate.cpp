@@ -317,7 +317,7 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   sub.add_option("--step-budget", opts->step_budget, "Steps a world may take to drain (default 400000)")
       ->check(whole_number(1));
   sub.add_flag("--stop-at-first", opts->stop_at_first, "Stop the sweep at the first failing world");
-  sub.add_option("--jobs", opts->jobs,
+  auto* jobs = sub.add_option("--jobs", opts->jobs,
                  "Run a sweep's worlds on N threads (1..256); the output is that of --jobs 1 but for the timing")
       ->default_str("1")
       ->check(CLI::Range(1, 256));
@@ -333,7 +333,8 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                                   "--sends 1..6, --q-sends, --events, --joiner, --relay, --fetch) instead of sweeping seeds")
                          ->excludes(seed)
                          ->excludes(seeds)
-                         ->excludes(scenario);
+                         ->excludes(scenario)
+                         ->excludes(jobs);
   sub.add_option("--events", opts->events,
                  "With --exhaustive: optional events, none or a list of abort,crash,replay")
       ->default_str("abort,crash")

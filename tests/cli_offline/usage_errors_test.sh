@@ -93,6 +93,7 @@ usage "unknown option '--bogus'" --bogus
 usage "a subcommand is required" 
 usage "no subcommand 'nosuch'" help nosuch
 usage "help takes one subcommand, not 2 words" help tail extra
+usage "--jobs excludes --exhaustive" simulate --exhaustive --jobs 2
 # No default broker (issue 16, item 2): none given anywhere, or -b '', is a usage error.
 CAUSAL_BROKERS= usage "no Kafka brokers given" tail orders
 CAUSAL_BROKERS= usage "no Kafka brokers given" decode orders/3@1041
