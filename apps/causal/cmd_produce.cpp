@@ -235,8 +235,12 @@ Outcome run_produce(const ProduceOptions& o) {
       kafka::append_json_string(report, names.channel_topic(p.channel));
       fmt::format_to(std::back_inserter(report), ",\"partition\":{},\"offset\":{},\"seq\":{},\"line\":{}}}\n",
                      names.channel_partition(p.channel), p.offset, p.seq, p.user);
-      if (report.size() > 65536) {
+      // Batched (the report of a bulk load costs one write per 64 KiB); with --sync, each
+      // line is written at once, before the next input line is read: a script feeding
+      // produce line by line sees each record's offset as it is known.
+      if (report.size() > 65536 || o.sync) {
         std::fwrite(report.data(), 1, report.size(), stdout);
+        if (o.sync) std::fflush(stdout);
         report.clear();
       }
     };
