@@ -653,8 +653,10 @@ nlohmann::json opt(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+// A claim; null when there is none (an inconsistent head waits on nothing).
 nlohmann::json claim_json(const ClaimView& c) {
-  nlohmann::json j{{"kind", c.kind.empty() ? "none" : c.kind}, {"topic", c.topic}, {"partition", c.partition}};
+  if (c.kind.empty()) return nullptr;
+  nlohmann::json j{{"kind", c.kind}, {"topic", c.topic}, {"partition", c.partition}};
   if (c.kind == "seq") {
     j["sender"] = c.sender;
     j["seq"] = c.seq;

@@ -68,9 +68,13 @@ nlohmann::json claim_json(const ClaimView& c) {
 struct Reader {
   std::optional<Error> err;
 
+  // Paths are named from the document's top level, which has none ("stats.holds").
   bool fail(const std::string& path, std::string_view what) {
-    if (!err) err = usage_error(fmt::format("{}: {}", path, what));
+    if (!err) err = usage_error(fmt::format("{}: {}", path.empty() ? std::string("the document") : path, what));
     return false;
+  }
+  static std::string member(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
   }
 
   bool object(const nlohmann::json& j, const std::string& path, std::initializer_list<std::string_view> required,
@@ -79,10 +83,10 @@ struct Reader {
     for (const auto& [k, v] : j.items()) {
       bool known = std::find(required.begin(), required.end(), k) != required.end() ||
                    std::find(optional.begin(), optional.end(), k) != optional.end();
-      if (!known) return fail(path + "." + name_excerpt(k), "unknown field");
+      if (!known) return fail(member(path, name_excerpt(k)), "unknown field");
     }
     for (auto k : required) {
-      if (!j.contains(k)) return fail(path + "." + std::string(k), "missing");
+      if (!j.contains(k)) return fail(member(path, std::string(k)), "missing");
     }
     return true;
   }
@@ -312,7 +316,7 @@ std::expected<GateSnapshot, Error> snapshot_from_json(const nlohmann::json& j) {
   Reader r;
   GateSnapshot s;
   if (!j.is_object()) return std::unexpected(usage_error("snapshot: expected an object"));
-  if (!r.object(j, "snapshot", {"version", "channels", "stats"})) return std::unexpected(*r.err);
+  if (!r.object(j, "", {"version", "channels", "stats"})) return std::unexpected(*r.err);
   if (!r.integer<int>(j["version"], "version", s.version)) return std::unexpected(*r.err);
   if (s.version != 1) return std::unexpected(usage_error(fmt::format("version: {} is not a snapshot version this build reads (1)", s.version)));
   if (!r.array(j["channels"], "channels")) return std::unexpected(*r.err);

@@ -533,3 +533,17 @@ TEST_CASE("real gate: a dependency on a record not yet written and then written"
   for (Offset o = 1; o <= 3; ++o) g.receive({a, o, Clock{}, 0, 0});
   CHECK_FALSE(diagnose(take_snapshot(g), f).stuck());
 }
+
+TEST_CASE("a held head with nothing unsatisfied is inconsistent and its claim is null in JSON", "[diagnosis]") {
+  GateSnapshot s;
+  auto c = channel("c", 0, 0, 0);
+  hold(c, held(1, {}));
+  s.channels = {c};
+  auto d = diagnose(s);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(d.roots[0].verdict == Verdict::inconsistent);
+  auto j = to_json(d);
+  CHECK(j["roots"][0]["verdict"] == "inconsistent");
+  CHECK(j["roots"][0]["claim"].is_null());  // was {"kind":"none","offset":-1,"topic":""}
+  CHECK(j["roots"][0]["held"]["offset"] == 1);
+}

@@ -113,6 +113,7 @@ TEST_CASE("snapshot_from_json names the JSON path of what is wrong", "[snapshot]
            {"/channels/0/extra", 1, "channels[0].extra: unknown field"},
            {"/stats/holds", -1, "stats.holds: -1 is outside 0.."},
            {"/stats/bogus", 1, "stats.bogus: unknown field"},
+           {"/extra", 1, "extra: unknown field"},  // was "snapshot.extra", unlike every other path
        }) {
     INFO(pointer);
     nlohmann::json j = to_json(sample());
