@@ -239,6 +239,12 @@ Outcome run_tail(const TailOptions& o) {
   }
   writer.finish();
   std::fflush(stdout);
+  // Every record is written: a second signal may now end the run at once (exit 130), without
+  // the last commit, whose records the group's next member reads again.
+  exit_on_second_signal(o.commit ? "causal tail: interrupted again: exiting without the last commit and without "
+                                   "leaving the group; what was delivered since the last commit is read again by the "
+                                   "group's next member\n"
+                                 : "causal tail: interrupted again: exiting\n");
   // The member's last commit, said when it fails (leaving the group then commits nothing new).
   if (o.commit && outcome && !writer.broken()) {
     if (auto c = host.commit(); !c) outcome = std::unexpected(c.error());

@@ -41,9 +41,21 @@ constexpr std::string_view kCyan = "\x1b[36m", kYellow = "\x1b[33m", kGreen = "\
 
 volatile std::sig_atomic_t g_stop = 0;
 
+namespace {
+const char* volatile g_second_note = nullptr;  // set once every record is written
+}  // namespace
+
+void exit_on_second_signal(const char* note) { g_second_note = note; }
+
 void install_stop_signals() {
   struct sigaction sa {};
-  sa.sa_handler = [](int) { g_stop = 1; };
+  sa.sa_handler = [](int) {
+    if (g_stop && g_second_note) {
+      (void)!::write(STDERR_FILENO, g_second_note, std::strlen(g_second_note));  // async-signal-safe
+      ::_exit(130);
+    }
+    g_stop = 1;
+  };
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;
   sigaction(SIGINT, &sa, nullptr);

@@ -42,6 +42,11 @@ namespace causal::cli {
 // ignored so that a closed stdout is an EPIPE write error, not a silent death.
 extern volatile std::sig_atomic_t g_stop;
 void install_stop_signals();
+// From now on (every record is written), a second SIGINT/SIGTERM after the first writes
+// `note` (a line, kept alive by the caller) to stderr and exits at once with status 130,
+// abandoning the work left (a member's last commit and leaving its group, which wait on
+// the group coordinator: a whole outage, when the brokers are away).
+void exit_on_second_signal(const char* note);
 
 // JSON text of channels and senders, rendered once per id and kept (ids are never reused
 // by a Names). append_clock appends clock_to_json(clock, names).dump(), byte for byte,
