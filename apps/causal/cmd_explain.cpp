@@ -67,10 +67,10 @@ struct ExplainOptions {
 // The connection options for the remedies (common.hpp, connection_words): a remedy reaches
 // the cluster this run reached. A secret -X is not printed; stderr says to give it again.
 std::optional<std::string> remedy_connection(const kafka::ConnectionOptions& conn) {
-  std::vector<std::string> secrets;
-  std::string words = connection_words(conn, secrets);
-  for (const auto& key : secrets) {
-    fmt::print(stderr, "causal explain: remedies leave out -X {} (a secret): add it when you run them\n", key);
+  std::vector<std::string> left_out;
+  std::string words = connection_words(conn, left_out);
+  for (const auto& what : left_out) {
+    fmt::print(stderr, "causal explain: remedies leave out {}: add it when you run them\n", what);
   }
   if (words.empty()) return std::nullopt;
   return words;
@@ -266,6 +266,16 @@ Outcome explain_group(const ExplainOptions& o) {
   if (std::none_of(committed->begin(), committed->end(), [](const auto& c) { return c.offset.has_value(); })) {
     std::string topics;
     for (const auto& t : o.topics) topics += (topics.empty() ? "" : ", ") + t;
+    std::string pending;
+    for (const auto& c : *committed) {
+      if (c.pending) pending += (pending.empty() ? "" : " ") + chan(c.channel);
+    }
+    if (!pending.empty()) {
+      return std::unexpected(runtime_error(fmt::format(
+          "group {} has no stable committed offset on {}: its offset commit on {} is pending in an open transaction; "
+          "explain again once that transaction commits or aborts",
+          quoted_excerpt(o.group), topics, pending)));
+    }
     return std::unexpected(runtime_error(
         fmt::format("group {} has no committed offset on {}: nothing to reconstruct (is it the right group and "
                     "topic?)",
@@ -407,8 +417,8 @@ Outcome explain_group(const ExplainOptions& o) {
     }
     if (progress.tty()) fmt::print(stderr, "\r\033[K");
     if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
-      std::vector<std::string> secrets;  // said once, with the diagnosis's remedies
-      std::string conn = connection_words(o.conn, secrets);
+      std::vector<std::string> unprinted;  // said once, with the diagnosis's remedies
+      std::string conn = connection_words(o.conn, unprinted);
       std::string further =
           fmt::format("causal explain{}{} --group {}{} --lookup-max-offsets {}", conn.empty() ? "" : " ", conn,
                       shell_word(o.group), scope_args, std::max<Offset>(to - log_start, 1));

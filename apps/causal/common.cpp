@@ -10,6 +10,7 @@
 #include <limits>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -79,18 +80,25 @@ void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
       ->allow_extra_args(false);
 }
 
-std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& secrets_left_out) {
+std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& left_out) {
   std::string out;
   auto add = [&out](std::string_view option, std::string_view value) {
     out += fmt::format("{}{} {}", out.empty() ? "" : " ", option, shell_word(value));
   };
   if (!opts.brokers.empty()) add("-b", opts.brokers);
   if (!opts.cluster.empty()) add("--cluster", opts.cluster);
-  for (const auto& f : opts.property_files) add("-F", f);
+  for (const auto& f : opts.property_files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f, ec)) {
+      left_out.push_back(fmt::format("-F {} (not a regular file: it cannot be read again)", quoted_excerpt(f)));
+    } else {
+      add("-F", std::filesystem::absolute(f, ec).string());  // runs from any directory
+    }
+  }
   for (const auto& p : opts.properties) {
     const std::string key = p.substr(0, p.find('='));
     if (kafka::holds_secret(key)) {
-      secrets_left_out.push_back(key);
+      left_out.push_back(fmt::format("-X {} (a secret)", key));
     } else {
       add("-X", p);
     }

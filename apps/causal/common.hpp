@@ -49,10 +49,12 @@ void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts);
 
 // The connection options as given on the command line (-b, --cluster, -F, -X, in that
 // order), shell-quoted, for a printed command that must reach the same cluster (explain's
-// remedies). An -X whose value is a secret (kafka::holds_secret) is left out, never
-// printed: its key goes to `secrets_left_out`. $CAUSAL_BROKERS and the configuration file
+// remedies); an -F path made absolute, so that the command runs from any directory. Left
+// out, each said in `left_out` ("-X sasl.password (a secret)"): an -X whose value is a
+// secret (kafka::holds_secret), never printed, and an -F that is not a regular file (a
+// pipe such as <(...) cannot be read again). $CAUSAL_BROKERS and the configuration file
 // need no words: the printed command reads them as this one did.
-std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& secrets_left_out);
+std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& left_out);
 
 enum class Format { text, json, jsonl, csv };
 // Adds --format with the given choices; `deflt` must be one of them.

@@ -13,28 +13,23 @@ bool plain(char c) {
          std::string_view("_./:@%+=,-").find(c) != std::string_view::npos;
 }
 
-bool control(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return u < 0x20 || u == 0x7f;
-}
-
 }  // namespace
 
 std::string shell_word(std::string_view word) {
   if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
-  if (std::any_of(word.begin(), word.end(), control)) {
-    std::string out = "$'";
-    for (char c : word) {
-      if (control(c) || c == '\'' || c == '\\') {
-        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-      } else {
-        out += c;
-      }
-    }
-    return out + "'";
-  }
   std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : word) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') {
+      out += "'\\''";
+    } else if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      // Kept off the terminal: made by printf at run time ("$(printf '\033')"), outside the
+      // single quotes. Not a newline: command substitution strips trailing newlines.
+      out += fmt::format("'\"$(printf '\\{:03o}')\"'", u);
+    } else {
+      out += c;
+    }
+  }
   return out + "'";
 }
 

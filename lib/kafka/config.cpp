@@ -1,8 +1,15 @@
 #include "causal/kafka/config.hpp"
 #include "causal/excerpt.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
 #include <mutex>
 #include <set>
 
@@ -16,9 +23,13 @@ namespace causal::kafka {
 
 namespace {
 
+// Any case: librdkafka's property names are lower case, but a user's typo need not be, and
+// the value must stay hidden either way.
 bool is_secret(std::string_view key) {
-  for (std::string_view word : {"password", "secret", "sasl.jaas", "key", "token", "credentials"}) {
-    if (key.find(word) != std::string_view::npos) return true;
+  std::string lower(key);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (std::string_view word : {"password", "passwd", "secret", "sasl.jaas", "key", "token", "credentials"}) {
+    if (lower.find(word) != std::string::npos) return true;
   }
   return false;
 }
@@ -50,9 +61,15 @@ void replace_all(std::string& text, std::string_view value, std::string_view by)
 std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
                                std::string_view where) {
   char err[512];
-  if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
+  if (const auto res = rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err); res != RD_KAFKA_CONF_OK) {
     std::string why = err;
     if (is_secret(key) && !value.empty()) replace_all(why, value, "[redacted]");  // librdkafka may quote it
+    // An unknown property may be a misspelt secret one ("sasl.pasword"): its value is never
+    // shown, only its name is wrong.
+    if (res == RD_KAFKA_CONF_UNKNOWN) {
+      if (!value.empty()) replace_all(why, value, "[not shown]");
+      return std::unexpected(usage_error(fmt::format("{}: cannot set property {} (value not shown): {}", where, key, why)));
+    }
     // A long value is cut, here and where librdkafka quotes it, as all quoted input is (causal(1)).
     constexpr std::size_t kShown = 60;
     std::string shown = redacted(key, value);
@@ -66,12 +83,34 @@ std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, co
   return {};
 }
 
+// The text of a -F file. A file that can be read only once (a pipe, as `-F <(...)` and
+// `-F /dev/stdin` give) is kept from its first read for every later client of this process;
+// without that, the second client of a command read it empty and silently lost its
+// properties. A regular file is read again each time, so that a rotated credential file
+// reaches a client made later.
+std::optional<std::string> property_file_text(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> once;
+  std::lock_guard lock(mu);
+  if (auto it = once.find(path); it != once.end()) return it->second;
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream all;
+  all << in.rdbuf();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) once[path] = all.str();
+  return all.str();
+}
+
 bool sets_brokers(const std::string& key) { return key == "bootstrap.servers" || key == "metadata.broker.list"; }
 
 std::expected<std::pair<std::string, std::string>, Error> split_property(std::string_view text,
                                                                          std::string_view where) {
   auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0) {
+    if (is_secret(text)) {  // "sasl.password:hunter2" names a secret: not echoed
+      return std::unexpected(usage_error(fmt::format("{}: expected key=value, got text naming a secret property (not shown)", where)));
+    }
     return std::unexpected(usage_error(fmt::format("{}: expected key=value, got '{}'", where, text)));
   }
   return std::pair{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
@@ -141,8 +180,9 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
     }
   }
   for (const auto& file : opts.property_files) {
-    std::ifstream in(file);
-    if (!in) return std::unexpected(usage_error(fmt::format("-F {}: cannot open the property file", file)));
+    auto text = property_file_text(file);
+    if (!text) return std::unexpected(usage_error(fmt::format("-F {}: cannot open the property file", quoted_excerpt(file))));
+    std::istringstream in(*text);
     std::string line;
     for (int lineno = 1; std::getline(in, line); ++lineno) {
       auto first = line.find_first_not_of(" \t\r");

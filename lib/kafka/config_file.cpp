@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -40,10 +41,12 @@ const std::vector<ConfigEntry>* ConfigFile::section(const std::string& name) con
 }
 
 bool holds_secret(std::string_view key) {
-  if (key.ends_with(".location") || key.find("keytab") != std::string_view::npos) return false;
+  std::string lower(key);  // any case: a misspelt "Sasl.Password" still holds one
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower.ends_with(".location") || lower.find("keytab") != std::string::npos) return false;
   for (std::string_view word :
-       {"password", "secret", "sasl.jaas", "token", "credentials", "ssl.key.pem", "ssl_key"}) {
-    if (key.find(word) != std::string_view::npos) return true;
+       {"password", "passwd", "secret", "sasl.jaas", "token", "credentials", "ssl.key.pem", "ssl_key"}) {
+    if (lower.find(word) != std::string::npos) return true;
   }
   return false;
 }

@@ -184,7 +184,12 @@ std::expected<ProducerHost::Topic*, Error> ProducerHost::topic(std::string_view 
 
 std::expected<void, Error> ProducerHost::check_failed() {
   if (failed_) return std::unexpected(*failed_);
-  if (char fatal[512]; rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal)) {
+  if (char fatal[512]; const auto err = rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal)) {
+    // The idempotent producer's first request (InitProducerId) needs IdempotentWrite on the
+    // cluster, which Kafka 2.8 and later also grant to Write on any topic.
+    if (auto no = denied(err, "IdempotentWrite", "cluster", "kafka-cluster")) {
+      return std::unexpected(runtime_error(*no + " (or Write on some topic, Kafka 2.8 and later)"));
+    }
     return std::unexpected(runtime_error(fmt::format("fatal producer error (brokers {}): {}", brokers_, fatal)));
   }
   return {};

@@ -560,15 +560,23 @@ TEST_CASE("explain reports an offset commit pending in an open transaction and r
   p.send(T, Record("in-txn"));
   rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
   rd_kafka_topic_partition_list_add(offs, T.c_str(), 0)->offset = 3;
-  rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
-  rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
-  rd_kafka_consumer_group_metadata_destroy(cgm);
-  rd_kafka_topic_partition_list_destroy(offs);
-  if (e) {
-    std::string why = rd_kafka_error_string(e);
-    rd_kafka_error_destroy(e);
-    FAIL("send_offsets_to_transaction: " << why);
+  // And for a second group, whose only commit that is: explain has nothing stable to start from.
+  const std::string only_pending = causal::test::unique_name("only-pending");
+  for (const std::string& g : {group, only_pending}) {
+    rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(g.c_str());
+    rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
+    rd_kafka_consumer_group_metadata_destroy(cgm);
+    if (e) {
+      std::string why = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      FAIL("send_offsets_to_transaction: " << why);
+    }
   }
+  rd_kafka_topic_partition_list_destroy(offs);
+  // On 50f6bf8: "has no committed offset on T: nothing to reconstruct", the pending commit unsaid.
+  Run none = causal_cli({"explain", "--group", only_pending, "--topic", T});
+  CHECK(none.rc == 1);
+  CHECK(none.err.find("its offset commit on " + T + "/0 is pending in an open transaction") != std::string::npos);
 
   Json j = explain_json(group, {T}, 0);
   REQUIRE(j["source"]["committed"].size() == 1);
@@ -977,13 +985,17 @@ TEST_CASE("remedies run as printed: they carry -b and a group name the shell wou
   std::string bin = CAUSAL_BIN;
   std::string path = "PATH=" + quote(bin.substr(0, bin.rfind('/'))) + ":\"$PATH\"";
   const std::string B = causal::test::bootstrap();
-  // No $CAUSAL_BROKERS anywhere: only -b names the cluster.
+  // No $CAUSAL_BROKERS anywhere: only -b names the cluster. A relative -F file (a property
+  // the cluster does not need) is given made absolute, so the remedy runs from elsewhere.
+  char dir[] = "/tmp/causal-remedy-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  REQUIRE(run_command(std::string("printf 'client.id=remedy-test\\n' > ") + dir + "/client.properties").rc == 0);
   auto bare = [&](const std::string& script) { return run_command("env -u CAUSAL_BROKERS " + path + " sh -c " + quote(script)); };
-  Run remedies = bare("causal explain -b " + quote(B) + " --group " + quote(group) + " --topic " + A + " --topic " + C +
-                      " --format json | jq -r '.remedies[]'");
+  Run remedies = bare(std::string("cd ") + dir + " && causal explain -b " + quote(B) + " -F client.properties --group " +
+                      quote(group) + " --topic " + A + " --topic " + C + " --format json | jq -r '.remedies[]'");
   REQUIRE(remedies.rc == 0);
-  CHECK(remedies.out.starts_with("causal baseline -b " + B + " --group '"));
-  Run applied = bare(remedies.out);
+  CHECK(remedies.out.starts_with("causal baseline -b " + B + " -F " + dir + "/client.properties --group '"));
+  Run applied = bare("cd / && " + remedies.out);
   INFO(remedies.out << applied.err);
   REQUIRE(applied.rc == 0);
   CHECK(causal::test::committed_offsets(group, A, {0}).at(0) == 0);

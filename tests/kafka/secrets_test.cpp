@@ -55,7 +55,8 @@ TEST_CASE("the configuration file: malformed lines name file and line, never the
 
 TEST_CASE("which properties are secrets to keep out of readable files") {
   for (auto k : {"sasl.password", "ssl.key.password", "ssl.keystore.password",
-                 "sasl.oauthbearer.client.secret", "sasl.jaas.config", "ssl.key.pem", "my.token"}) {
+                 "sasl.oauthbearer.client.secret", "sasl.jaas.config", "ssl.key.pem", "my.token",
+                 "Sasl.Password", "SASL.PASSWORD", "sasl.passwd"}) {  // any case, and a common misspelling
     CHECK(holds_secret(k));
   }
   for (auto k : {"ssl.key.location", "ssl.keystore.location", "sasl.kerberos.keytab", "sasl.username",

@@ -7,11 +7,12 @@
 
 namespace causal {
 
-// `word` as one word of a POSIX shell command line: as it is when it is non-empty and made
-// only of [A-Za-z0-9_./:@%+=,-] (every Kafka topic name is); in single quotes otherwise, a
-// quote inside written '\''; as $'...' with \xNN escapes when it holds a control byte
-// (below 0x20, or 0x7f), which single quotes would pass to the terminal raw and which no
-// POSIX quoting keeps on one line ($'...' is bash's, zsh's and ksh's, and POSIX.1-2024's).
+// `word` as one word of a POSIX shell command line (sh, dash, bash, zsh alike): as it is
+// when it is non-empty and made only of [A-Za-z0-9_./:@%+=,-] (every Kafka topic name is);
+// in single quotes otherwise, a quote inside written '\''. A tab or a newline stays raw
+// inside the quotes (a newline then breaks the printed line, never the command); any other
+// control byte (below 0x20, or 0x7f) is made at run time by "$(printf '\NNN')" between the
+// quotes, so that it never reaches the terminal raw.
 std::string shell_word(std::string_view word);
 
 }  // namespace causal
