@@ -32,6 +32,10 @@ struct TailOptions {
   std::uint64_t max_held_bytes = kafka::ConsumerOptions{}.max_held_bytes;  // 0: no budget
 };
 
+constexpr const char* kCommitInterrupted =
+    "causal tail: interrupted again: exiting without the last commit and without leaving the group; what was "
+    "delivered since the last commit is read again by the group's next member\n";
+
 Outcome run_tail(const TailOptions& o);
 
 // The exit summary on stderr: counters, then per channel what is still held and why.
@@ -230,8 +234,12 @@ Outcome run_tail(const TailOptions& o) {
     if (o.commit && std::chrono::steady_clock::now() >= next_commit) {
       next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
       // A failed commit loses nothing (the next one carries the same or a later position):
-      // said, and tried again; only the last commit's failure is the exit status.
+      // said, and tried again; only the last commit's failure is the exit status. It can
+      // wait long on an absent coordinator; every record is written (flushed above), so a
+      // second signal may end the run during it.
+      if (!g_stop) exit_on_second_signal(kCommitInterrupted);
       if (auto c = host.commit(); !c) writer.note(c.error().message);
+      exit_on_second_signal(nullptr);
     }
     // A failed channel ends the run once the rest is caught up: exit 3 after printing
     // what was deliverable.
@@ -241,10 +249,7 @@ Outcome run_tail(const TailOptions& o) {
   std::fflush(stdout);
   // Every record is written: a second signal may now end the run at once (exit 130), without
   // the last commit, whose records the group's next member reads again.
-  exit_on_second_signal(o.commit ? "causal tail: interrupted again: exiting without the last commit and without "
-                                   "leaving the group; what was delivered since the last commit is read again by the "
-                                   "group's next member\n"
-                                 : "causal tail: interrupted again: exiting\n");
+  exit_on_second_signal(o.commit ? kCommitInterrupted : "causal tail: interrupted again: exiting\n");
   // The member's last commit, said when it fails (leaving the group then commits nothing new).
   if (o.commit && outcome && !writer.broken()) {
     if (auto c = host.commit(); !c) outcome = std::unexpected(c.error());

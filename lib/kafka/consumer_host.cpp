@@ -185,7 +185,7 @@ ClockHeader find_clock_header(rd_kafka_message_t* msg) {
 std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& topic,
                                           std::chrono::milliseconds timeout, std::string_view brokers) {
   rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
-  if (!rkt) return std::unexpected(runtime_error(fmt::format("topic '{}': cannot create a handle", topic)));
+  if (!rkt) return std::unexpected(runtime_error(fmt::format("topic {}: cannot create a handle", quoted_excerpt(topic))));
   const rd_kafka_metadata_t* md = nullptr;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   rd_kafka_resp_err_t err;
@@ -204,22 +204,22 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
   rd_kafka_topic_destroy(rkt);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return std::unexpected(runtime_error(fmt::format(
-        "cannot reach the Kafka brokers at {} (metadata for topic '{}' within {} ms: {}); check -b / "
+        "cannot reach the Kafka brokers at {} (metadata for topic {} within {} ms: {}); check -b / "
         "$CAUSAL_BROKERS and that the brokers are up",
-        brokers, topic, timeout.count(), rd_kafka_err2str(err))));
+        brokers, quoted_excerpt(topic), timeout.count(), rd_kafka_err2str(err))));
   }
   std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> hold(md,
                                                                                           rd_kafka_metadata_destroy);
-  if (md->topic_cnt != 1) return std::unexpected(runtime_error(fmt::format("topic '{}': no metadata", topic)));
+  if (md->topic_cnt != 1) return std::unexpected(runtime_error(fmt::format("topic {}: no metadata", quoted_excerpt(topic))));
   const auto& t = md->topics[0];
   if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt == 0)) {
     return std::unexpected(runtime_error(
-        fmt::format("unknown topic '{}' on {}: check the name or create the topic", topic, brokers)));
+        fmt::format("unknown topic {} on {}: check the name or create the topic", quoted_excerpt(topic), brokers)));
   }
   if (auto no = denied(t.err, "Describe", "topic", topic)) return std::unexpected(runtime_error(*no));
   if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return std::unexpected(
-        runtime_error(fmt::format("topic '{}' on {}: {}", topic, brokers, rd_kafka_err2str(t.err))));
+        runtime_error(fmt::format("topic {} on {}: {}", quoted_excerpt(topic), brokers, rd_kafka_err2str(t.err))));
   }
   return t.partition_cnt;
 }
@@ -363,8 +363,8 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     }
     const int n = known->second;
     if (sel.partition && *sel.partition >= n) {
-      return std::unexpected(runtime_error(fmt::format("topic '{}' has {} partition{}; partition {} does not exist",
-                                                       sel.topic, n, n == 1 ? "" : "s", *sel.partition)));
+      return std::unexpected(runtime_error(fmt::format("topic {} has {} partition{}; partition {} does not exist",
+                                                       quoted_excerpt(sel.topic), n, n == 1 ? "" : "s", *sel.partition)));
     }
     for (std::int32_t p = sel.partition.value_or(0); p < (sel.partition ? *sel.partition + 1 : n); ++p) {
       ChannelId c = names.channel(sel.topic, p);

@@ -333,8 +333,12 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   // A lost assignment (session expired) is not committed at all: the partitions may have
   // new owners already, and the coordinator fences the old generation's commit.
   if (err != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && rd_kafka_assignment_lost(rk.get())) {
-    Error lost = runtime_error(fmt::format("group {}: assignment lost (session expired); what was delivered "
-                                           "since the last commit is not committed",
+    // librdkafka calls an assignment lost when the session expired, and also when the
+    // coordinator fenced this member's generation (a commit refused ILLEGAL_GENERATION):
+    // the message names both, not a cause it cannot know.
+    Error lost = runtime_error(fmt::format("group {}: assignment lost (the group moved on without this member: its "
+                                           "session expired or its generation was fenced); what was delivered since "
+                                           "the last commit is not committed",
                                            quoted_excerpt(*opts.group)));
     if (commit_hook) {
       fail(std::move(lost));

@@ -208,12 +208,12 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
   if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
       err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
     return std::unexpected(runtime_error(log_->with_cause(fmt::format(
-        "Kafka at {} did not answer ({}) when asked about topic '{}': check -b / $CAUSAL_BROKERS and that the broker "
+        "Kafka at {} did not answer ({}) when asked about topic {}: check -b / $CAUSAL_BROKERS and that the broker "
         "is up",
-        brokers_, rd_kafka_err2str(err), topic))));
+        brokers_, rd_kafka_err2str(err), quoted_excerpt(topic)))));
   }
   if (err) {
-    return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic '{}' from {}: {}", topic, brokers_,
+    return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic {} from {}: {}", quoted_excerpt(topic), brokers_,
                                                      rd_kafka_err2str(err))));
   }
   std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> guard{md, rd_kafka_metadata_destroy};
@@ -225,14 +225,14 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
       if (auto no = denied(t.err, "Describe", "topic", topic)) return std::unexpected(runtime_error(*no));
       if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) {
         return std::unexpected(
-            runtime_error(fmt::format("unknown topic '{}': it does not exist on {}", topic, brokers_)));
+            runtime_error(fmt::format("unknown topic {}: it does not exist on {}", quoted_excerpt(topic), brokers_)));
       }
-      return std::unexpected(runtime_error(fmt::format("topic '{}': {}", topic, rd_kafka_err2str(t.err))));
+      return std::unexpected(runtime_error(fmt::format("topic {}: {}", quoted_excerpt(topic), rd_kafka_err2str(t.err))));
     }
     for (int p = 0; p < t.partition_cnt; ++p) out.push_back({topic, t.partitions[p].id});
   }
   if (out.empty()) {
-    return std::unexpected(runtime_error(fmt::format("unknown topic '{}': it does not exist on {}", topic, brokers_)));
+    return std::unexpected(runtime_error(fmt::format("unknown topic {}: it does not exist on {}", quoted_excerpt(topic), brokers_)));
   }
   std::sort(out.begin(), out.end());
   return out;

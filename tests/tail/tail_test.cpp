@@ -321,6 +321,13 @@ TEST_CASE("unknown topic: exit 1 naming it") {
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.err.find("unknown topic '" + name + "'") != std::string::npos);
+  // A long name is quoted as an excerpt, as all quoted input is (causal(1)); it was whole.
+  std::string longer = name + std::string(80, 'x');
+  Run l = run_causal("tail " + brokers() + " -e " + longer);
+  INFO(l.err);
+  CHECK(l.code == 1);
+  CHECK(l.err.find("unknown topic '" + longer.substr(0, 60) + "...' (" + std::to_string(longer.size()) + " bytes)") !=
+        std::string::npos);
 }
 
 // A failed write is never success (man/causal.1, EXIT STATUS): tail stops at it, and both
