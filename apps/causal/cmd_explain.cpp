@@ -28,7 +28,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <span>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -417,11 +416,10 @@ Outcome explain_group(const ExplainOptions& o) {
     }
     if (progress.tty()) fmt::print(stderr, "\r\033[K");
     if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
-      std::vector<std::string> unprinted;  // said once, with the diagnosis's remedies
-      std::string conn = connection_words(o.conn, unprinted);
-      std::string further =
-          fmt::format("causal explain{}{} --group {}{} --lookup-max-offsets {}", conn.empty() ? "" : " ", conn,
-                      shell_word(o.group), scope_args, std::max<Offset>(to - log_start, 1));
+      // With the connection options the diagnosis's remedies carry (worked out once, above).
+      std::string further = fmt::format("causal explain{} --group {}{} --lookup-max-offsets {}",
+                                        facts.connection_args ? " " + *facts.connection_args : std::string(),
+                                        shell_word(o.group), scope_args, std::max<Offset>(to - log_start, 1));
       if (timed_out) further += fmt::format(" --replay-timeout-ms {}", 4 * std::int64_t{o.replay_timeout_ms});
       loc->search_further = further;
     }
@@ -457,26 +455,30 @@ Outcome explain_group(const ExplainOptions& o) {
   // A send held on its own channel sits above the baseline (the replay received it): no
   // lookup. The replay reached every channel's LSO, so a send neither delivered nor held
   // there is below the baseline, not written yet, or deleted: the lookup tells.
-  std::set<std::tuple<ChannelId, SenderId, SeqNo>> held_sends;
-  for (ChannelId ch : o.no_lookup ? std::span<const ChannelId>{} : gate.scope()) {
-    for (const auto& h : gate.held(ch)) {
-      if (h.clock->origin) held_sends.emplace(ch, h.clock->origin->sender, h.clock->origin->seq);
-    }
-  }
-  std::map<std::pair<ChannelId, SenderId>, std::pair<SeqNo, std::int64_t>> queued;  // lowest seq, its record's ts
-  for (ChannelId ch : o.no_lookup ? std::span<const ChannelId>{} : gate.scope()) {
-    auto held = gate.held(ch);
-    for (std::size_t i = 1; i < held.size(); ++i) {
-      for (const Blocker& b : gate.unsatisfied(ch, *held[i].clock)) {
-        if (b.kind != Blocker::Kind::seq || !gate.consumes(b.channel)) continue;
-        if (asked_of_heads.contains({b.channel, b.sender}) || held_sends.contains({b.channel, b.sender, b.seq})) continue;
-        auto [it, fresh] = queued.emplace(std::pair{b.channel, b.sender}, std::pair{b.seq, timestamp(held[i].tag)});
-        if (!fresh && b.seq < it->second.first) it->second = {b.seq, timestamp(held[i].tag)};
+  if (!o.no_lookup) {
+    // One pass over the held records: their own sends, and the claims of those queued
+    // behind a head; the claims are filtered once every held send is known.
+    std::set<std::tuple<ChannelId, SenderId, SeqNo>> held_sends;
+    std::vector<std::pair<Blocker, std::uint64_t>> claims;  // a queued record's claim, its tag
+    for (ChannelId ch : gate.scope()) {
+      auto held = gate.held(ch);
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        if (held[i].clock->origin) held_sends.emplace(ch, held[i].clock->origin->sender, held[i].clock->origin->seq);
+        if (i == 0) continue;  // the head: asked about above
+        for (const Blocker& b : gate.unsatisfied(ch, *held[i].clock)) {
+          if (b.kind == Blocker::Kind::seq && gate.consumes(b.channel)) claims.emplace_back(b, held[i].tag);
+        }
       }
     }
-  }
-  for (const auto& [key, at] : queued) {
-    if (auto r = look_up(key.first, key.second, at.first, at.second); !r) return std::unexpected(r.error());
+    std::map<std::pair<ChannelId, SenderId>, std::pair<SeqNo, std::uint64_t>> queued;  // lowest seq, its record's tag
+    for (const auto& [b, tag] : claims) {
+      if (asked_of_heads.contains({b.channel, b.sender}) || held_sends.contains({b.channel, b.sender, b.seq})) continue;
+      auto [it, fresh] = queued.emplace(std::pair{b.channel, b.sender}, std::pair{b.seq, tag});
+      if (!fresh && b.seq < it->second.first) it->second = {b.seq, tag};
+    }
+    for (const auto& [key, at] : queued) {
+      if (auto r = look_up(key.first, key.second, at.first, timestamp(at.second)); !r) return std::unexpected(r.error());
+    }
   }
 
   GateSnapshot snap = take_snapshot(gate);
