@@ -231,7 +231,9 @@ Outcome run_tail(const TailOptions& o) {
     }
     writer.flush();
     if (writer.limit_reached() || writer.broken()) break;
-    if (o.commit && std::chrono::steady_clock::now() >= next_commit) {
+    // A periodic commit waits while a rebalance is in flight (it would be fenced): the
+    // rebalance's callback commits what was delivered, and the next round goes out after it.
+    if (o.commit && !host.rebalancing() && std::chrono::steady_clock::now() >= next_commit) {
       next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
       // A failed commit loses nothing (the next one carries the same or a later position):
       // said, and tried again; only the last commit's failure is the exit status. It can

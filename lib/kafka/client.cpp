@@ -32,13 +32,17 @@ void ClientLog::add(std::string line, bool is_error) {
   if (lines_.size() < 1000) lines_.push_back(std::move(line));
 }
 
+bool ClientLog::take_debug(const char*, const char*) { return false; }
+
 void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log) {
-  // Debug lines exist only when the user asked for them (-X debug=...): they go to stderr
-  // as librdkafka itself prints them. Errors and warnings go to the ClientLog, which the
+  // Debug lines exist only when the user asked for them (-X debug=...), or a group member
+  // asked for its own (join_state.hpp), which log.take_debug() takes unless the user asked
+  // too: printed, they go to stderr as librdkafka itself prints them. Errors and warnings go to the ClientLog, which the
   // tool's error messages quote; notices and info are dropped.
   // Either way a line is scrubbed of every secret value first (config.hpp): librdkafka
   // redacts the properties it knows as sensitive, but not every line it writes.
   if (level >= 7) {
+    if (log.take_debug(fac, buf)) return;
     const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     fmt::print(stderr, "%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), scrub_secrets(buf));
     return;

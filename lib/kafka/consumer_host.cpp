@@ -296,7 +296,7 @@ ConsumerHost::~ConsumerHost() {
     // Commit what was delivered (unless told not to), then leave: closing revokes the
     // assignment, and the rebalance callback frees the held records (reset_generation).
     impl_->closing = true;
-    (void)impl_->commit();
+    (void)impl_->commit(Impl::InFlight::wait);
     if (impl_->queue) {
       rd_kafka_queue_destroy(impl_->queue);
       impl_->queue = nullptr;
@@ -581,9 +581,10 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (m->err) {
       if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         auto& st = im.ch(im.channel_of(m));
-        // Paused by the hold budget: records of it may have been dropped below (refetched
-        // after resume), so its end of partition says nothing yet.
-        if (!st.budget_paused && st.returned >= st.refetch_until) st.eof = std::max(st.eof, m->offset);
+        // Not assigned (an event of a revoked ownership, still queued): nothing. Paused by
+        // the hold budget: records of it may have been dropped below (refetched after
+        // resume), so its end of partition says nothing yet.
+        if (st.assigned && !st.budget_paused && st.returned >= st.refetch_until) st.eof = std::max(st.eof, m->offset);
         rd_kafka_message_destroy(m);
         continue;
       }
@@ -669,7 +670,7 @@ std::expected<void, Error> ConsumerHost::poll() {
   if (auto b = im.apply_budget(); !b) return b;
   im.drain_log();
   if (im.member && im.opts.commit_interval.count() > 0 && std::chrono::steady_clock::now() >= im.next_commit) {
-    return im.commit();
+    return im.commit(Impl::InFlight::skip);
   }
   return {};
 }

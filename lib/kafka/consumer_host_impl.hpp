@@ -16,6 +16,7 @@
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/join_state.hpp"
 #include "causal/resolution_state.hpp"
 
 namespace causal::kafka {
@@ -35,6 +36,12 @@ struct ConsumerHost::Impl : GateObserver {
   // Impl behind it.
   struct MemberLog : ClientLog {
     Impl* impl = nullptr;
+    JoinState join;          // a member's join state (join_state.hpp)
+    bool debug_ours = false;  // the debug lines are there only because join() asked for them
+    bool take_debug(const char* fac, const char* buf) override {
+      join.take(fac, buf);
+      return debug_ours;
+    }
   };
 
   ConsumerHost* host = nullptr;
@@ -208,6 +215,7 @@ struct ConsumerHost::Impl : GateObserver {
   std::optional<Error> rebalance_error;    // a failure inside the rebalance callback, for poll()
   bool closing = false;                    // in the destructor: commits only if commit_on_close
   bool generation_pending = false;         // a rebalance could not start its generation: poll() retries
+  bool cooperative_protocol = false;       // the rebalance protocol librdkafka last named
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).
@@ -216,8 +224,14 @@ struct ConsumerHost::Impl : GateObserver {
   // metadata, resolves baselines (the committed offset, else the start rules), restores the
   // resolution state before any receive, and sets each element's offset to its baseline.
   std::expected<void, Error> begin_generation(rd_kafka_topic_partition_list_t* parts);
+  // What a commit does when the group's rebalance is in flight (JoinState::committable() is
+  // false: a commit sent now would be fenced, join_state.hpp): `skip` sends nothing and
+  // returns success (poll()'s periodic commit, and the rebalance callback, which says what
+  // stays uncommitted); `wait` waits for the rebalance to reach a committable state, up to
+  // opts.connect_timeout, and fails if it does not.
+  enum class InFlight { skip, wait };
   // The member's commit: frontier + 1 of every channel with its resolution state as metadata.
-  std::expected<void, Error> commit();
+  std::expected<void, Error> commit(InFlight in_flight);
   // Whether some assigned channel's frontier + 1 is past its last commit: also true when
   // only transaction markers or aborted records moved the frontier, with nothing delivered.
   bool frontier_past_commit() const;

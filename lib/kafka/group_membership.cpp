@@ -13,6 +13,7 @@
 #include <cstring>
 #include <span>
 #include <string_view>
+#include <thread>
 
 #include <fmt/core.h>
 
@@ -24,11 +25,34 @@ namespace causal::kafka {
 
 namespace {
 
-bool cooperative(rd_kafka_t* rk) { return std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"; }
+// Whether the group's rebalance protocol is cooperative. librdkafka answers NULL once the
+// group is being closed (a rebalance callback served by rd_kafka_consumer_close): the
+// protocol seen last, kept in `last`, holds then.
+bool cooperative(rd_kafka_t* rk, bool& last) {
+  if (const char* p = rd_kafka_rebalance_protocol(rk)) last = std::string_view(p) == "COOPERATIVE";
+  return last;
+}
 
 void rebalance_cb(rd_kafka_t*, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts, void* opaque) {
   auto* log = static_cast<ConsumerHost::Impl::MemberLog*>(static_cast<ClientLog*>(opaque));
   log->impl->rebalance(err, parts);
+}
+
+// Adds librdkafka's `cgrp` debug context to the member's configuration, so that its join
+// state is logged (join_state.hpp). Returns whether the user had asked for debug lines
+// (-X debug): only then are they printed, the member's own included.
+bool follow_join_state(rd_kafka_conf_t* conf) {
+  std::size_t n = 0;
+  std::string was;
+  if (rd_kafka_conf_get(conf, "debug", nullptr, &n) == RD_KAFKA_CONF_OK && n > 1) {
+    was.resize(n);
+    if (rd_kafka_conf_get(conf, "debug", was.data(), &n) != RD_KAFKA_CONF_OK) n = 1;
+    was.resize(n - 1);  // n counts the terminating NUL
+  }
+  const std::string want = was.empty() ? "cgrp" : was + ",cgrp";
+  char err[256];
+  (void)rd_kafka_conf_set(conf, "debug", want.c_str(), err, sizeof err);  // a known context: cannot fail
+  return !was.empty();
 }
 
 }  // namespace
@@ -68,7 +92,10 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   im.log.impl = &im;
   im.brokers = brokers_in_effect(opts.connection);
   auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, consumer_defaults(opts, *opts.group), im.log,
-                        [](rd_kafka_conf_t* conf) { rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb); });
+                        [&](rd_kafka_conf_t* conf) {
+                          rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
+                          im.log.debug_ours = !follow_join_state(conf);
+                        });
   if (!rk) return std::unexpected(rk.error());
   im.rk = std::move(*rk);
   // Unknown topics fail here, as tail's do, rather than leaving the member idle.
@@ -99,8 +126,10 @@ int ConsumerHost::generations() const { return impl_->generations; }
 
 std::expected<void, Error> ConsumerHost::commit() {
   if (!impl_->member) return std::unexpected(usage_error("commit: this consumer is not a group member"));
-  return impl_->commit();
+  return impl_->commit(Impl::InFlight::wait);
 }
+
+bool ConsumerHost::rebalancing() const { return impl_->member && !impl_->log.join.committable(); }
 
 CommittedState ConsumerHost::Impl::committed_state(const rd_kafka_topic_partition_t& c) {
   if (c.metadata_size == 0) return {};
@@ -179,7 +208,12 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
       for (auto& e : saved.resolution) state.push_back(e);
       restated = std::move(saved.custody);
     }
+    // A fresh state: end-of-partition events and positions of the channel's previous
+    // ownership (events still queued after a revocation) must not reach this generation,
+    // where they would be taken as a position signal above the baseline and bridge over
+    // records not yet read (the replay guard would then drop them: loss).
     auto& st = ch(cid);
+    st = Ch{};
     st.assigned = true;
     st.baseline = baseline;
     st.lso = lso;
@@ -216,9 +250,27 @@ bool ConsumerHost::Impl::frontier_past_commit() const {
                      [&](ChannelId c) { return gate.frontier(c) + 1 > committed_at[c]; });
 }
 
-std::expected<void, Error> ConsumerHost::Impl::commit() {
+std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
+  if (assignment.empty() || (closing && !opts.commit_on_close)) {
+    next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
+    return {};
+  }
+  if (!log.join.committable()) {
+    // A commit sent now would be fenced, and librdkafka < 2.10 would then give up the
+    // assignment (join_state.hpp). Skipped: next_commit stays due, so poll() tries again.
+    if (in_flight == InFlight::skip) return {};
+    const auto deadline = std::chrono::steady_clock::now() + opts.connect_timeout;
+    while (!log.join.committable()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return std::unexpected(runtime_error(fmt::format(
+            "group {}: still rebalancing after {} ms (librdkafka join state {}); nothing committed (the next commit "
+            "carries the same or a later position)",
+            quoted_excerpt(*opts.group), opts.connect_timeout.count(), JoinState::name(log.join.state()))));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
   next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
-  if (assignment.empty() || (closing && !opts.commit_on_close)) return {};
   Names& names = host->names_;
   Gate& gate = *host->gate_;
   const auto all = gate.resolution_state();
@@ -323,7 +375,7 @@ std::expected<void, Error> ConsumerHost::Impl::seek_to_baselines(const std::vect
 
 void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts) {
   Names& names = host->names_;
-  const bool coop = cooperative(rk.get());
+  const bool coop = cooperative(rk.get(), cooperative_protocol);
   auto fail = [&](Error e) {
     if (!rebalance_error) rebalance_error = std::move(e);
   };
@@ -345,7 +397,22 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     } else if (host->observer_) {
       host->observer_->note(lost.message);
     }
-  } else if (auto c = commit(); !c) {
+  } else if (closing && !opts.commit_on_close) {
+    // The owner chose: nothing is committed on leaving.
+  } else if (!log.join.committable()) {
+    // This member's JoinGroup or SyncGroup is at the coordinator (a close in the middle of a
+    // rebalance): a commit now would be fenced (join_state.hpp), so none is sent.
+    if (frontier_past_commit()) {
+      Error e = runtime_error(fmt::format("group {}: a rebalance is in flight (librdkafka join state {}); what was "
+                                         "delivered since the last commit is not committed",
+                                         quoted_excerpt(*opts.group), JoinState::name(log.join.state())));
+      if (commit_hook) {
+        fail(std::move(e));
+      } else if (host->observer_) {
+        host->observer_->note(e.message);
+      }
+    }
+  } else if (auto c = commit(InFlight::skip); !c) {
     if (commit_hook) {
       fail(c.error());
     } else if (host->observer_) {
@@ -388,7 +455,12 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   }
   ListPtr all = list_of(names, next);
   generation_pending = false;
-  if (!next.empty()) {
+  if (!next.empty() && closing) {
+    // An assignment served while leaving (rd_kafka_consumer_close): taken so that librdkafka
+    // can go on to revoke it, and nothing is read for it.
+    generation_pending = true;
+    for (int i = 0; i < all->cnt; ++i) all->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
+  } else if (!next.empty()) {
     if (auto b = begin_generation(all.get()); !b) {
       // The committed offsets could not be read (brokers away). The partitions are taken all
       // the same, so that the group's rebalance completes, and the gate gets none of them

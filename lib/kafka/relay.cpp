@@ -137,7 +137,7 @@ std::expected<void, Error> Relay::poll() {
 }
 
 std::expected<void, Error> Relay::commit() {
-  if (auto c = input_->impl_->commit(); !c) return recover(c.error());
+  if (auto c = input_->impl_->commit(ConsumerHost::Impl::InFlight::wait); !c) return recover(c.error());
   // The member commits nothing without an assignment; a transaction still open then is
   // committed without offsets.
   if (output_->in_transaction()) {

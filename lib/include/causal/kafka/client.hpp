@@ -24,6 +24,10 @@ namespace causal::kafka {
 
 class ClientLog {
  public:
+  virtual ~ClientLog() = default;
+  // A debug line (level 7) before it is printed: true takes it (not printed). The default
+  // takes none. Called on librdkafka's threads.
+  virtual bool take_debug(const char* fac, const char* buf);
   // Lines not yet taken (deduplicated against the previous line), in order.
   std::vector<std::string> take();
   // The last error-level message seen (never cleared), or "".
@@ -44,8 +48,9 @@ class ClientLog {
 // log.last_error(). REQUIRES: `log` outlives the handle made from `conf`.
 void route_client_log(rd_kafka_conf_t* conf, ClientLog& log);
 // What route_client_log does with one log line, for a host whose opaque is taken: debug
-// lines (only there with -X debug=...) to stderr as librdkafka prints them, errors and
-// warnings into `log`, the rest dropped.
+// lines (only there with -X debug=..., or a member's own, see join_state.hpp) to stderr as
+// librdkafka prints them unless log.take_debug() takes them, errors and warnings into
+// `log`, the rest dropped.
 void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log);
 // What route_client_log does with librdkafka's error callback: an error line into `log`.
 void handle_client_error(int err, const char* reason, ClientLog& log);

@@ -150,9 +150,11 @@ struct ConsumerOptions {
   // --- group membership: ConsumerHost::join only ---
   // poll() commits at its end, once commit_interval has passed since the last commit: after
   // the observer was called for every record that poll delivered, so what a synchronous
-  // observer did is never committed before it was done. 0: poll() never commits; the user
-  // calls commit() once its output is safe (causal tail does, after each flush). Commits
-  // also happen before every generation change and on destruction.
+  // observer did is never committed before it was done. While a rebalance is in flight
+  // (ConsumerHost::rebalancing()) it skips, and commits at the first poll() after it. 0:
+  // poll() never commits; the user calls commit() once its output is safe (causal tail
+  // does, after each flush). Commits also happen before every generation change and on
+  // destruction.
   std::chrono::milliseconds commit_interval{5000};
   // Whether destruction commits (and the revocation that leaving the group brings). false:
   // what was delivered after the last commit() is delivered again by the next member, as
@@ -279,9 +281,17 @@ class ConsumerHost {
   // commit fails. `gate()` is a new object after each rebalance.
   static std::expected<std::unique_ptr<ConsumerHost>, Error> join(const ConsumerOptions& opts, Names& names,
                                                                   HostObserver* observer);
-  // Members only: commits now (see join). Errors: the commit failed (nothing is lost: the
-  // next commit carries the same or a later position).
+  // Members only: commits now (see join). While this member's JoinGroup or SyncGroup is at
+  // the coordinator (rebalancing()), a commit would be fenced, and librdkafka before 2.10
+  // would then give up the whole assignment (join_state.hpp): commit() first waits for the
+  // rebalance to reach a committable point, up to connect_timeout. Errors: the commit failed,
+  // or the wait ran out (nothing is lost: the next commit carries the same or a later
+  // position).
   std::expected<void, Error> commit();
+  // Members only: whether a rebalance is in flight, so that commit() would wait. A caller
+  // committing on a timer can skip a round instead: what was delivered is committed by the
+  // rebalance's own callback before any partition is given up or re-read.
+  bool rebalancing() const;
   // Members only: the number of assignments received so far (0: not yet part of the group).
   int generations() const;
 
