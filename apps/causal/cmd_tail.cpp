@@ -78,7 +78,8 @@ void setup_tail(CLI::App& sub, Outcome& result) {
       ->check(whole_number(1));
   sub.add_option("--timeout-ms", o->timeout_ms,
                  "Kafka: give up after this many ms when the cluster does not answer the metadata and offset "
-                 "requests at start (default 10000)")
+                 "requests at start; with --commit, also how long the last commit waits for a rebalance in flight "
+                 "(default 10000)")
       ->check(whole_number(1));
   sub.add_option("--max-held-bytes", o->max_held_bytes,
                  "Memory budget for held records (payload + key + 1 KiB each); partitions whose blocked heads "

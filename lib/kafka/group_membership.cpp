@@ -379,6 +379,15 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   auto fail = [&](Error e) {
     if (!rebalance_error) rebalance_error = std::move(e);
   };
+  if (coop && err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && parts->cnt == 0 && !generation_pending) {
+    // A cooperative rebalance's assignment that adds nothing (it follows every revocation):
+    // the partitions and the gate stay as they are. librdkafka still waits for the call.
+    if (rd_kafka_error_t* e = rd_kafka_incremental_assign(rk.get(), parts)) {
+      fail(runtime_error(fmt::format("group {}: assign: {}", quoted_excerpt(*opts.group), rd_kafka_error_string(e))));
+      rd_kafka_error_destroy(e);
+    }
+    return;
+  }
   // What was delivered is committed before anything is given up or re-read. A member that
   // cannot commit here (brokers away) loses nothing: what it delivered since its last commit
   // is delivered again by the next owner. A relay must abort its transaction: it is told.

@@ -268,8 +268,10 @@ class ConsumerHost {
   // in the commits' metadata is restored before any receive, and every partition is read
   // from its baseline again. Before a revocation, and before each new generation, what was
   // delivered is committed synchronously; not when the assignment was lost (the session
-  // expired, the partitions may have new owners): that is said through note() and nothing
-  // is committed, so what was delivered since the last commit is delivered again.
+  // expired, the partitions may have new owners), nor when the member closes while its
+  // join is at the coordinator (the commit would be fenced, join_state.hpp): that is said
+  // through note() and nothing is committed, so what was delivered since the last commit is
+  // delivered again.
   //
   // Commits: per partition, frontier + 1 (never past an undelivered record: a held or
   // failed-closed record keeps the frontier below it) with the partition's resolution state
