@@ -37,8 +37,8 @@ bool ClientLog::take_debug(const char*, const char*) { return false; }
 void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log) {
   // Debug lines exist only when the user asked for them (-X debug=...), or a group member
   // asked for its own (join_state.hpp), which log.take_debug() takes unless the user asked
-  // too: printed, they go to stderr as librdkafka itself prints them. Errors and warnings go to the ClientLog, which the
-  // tool's error messages quote; notices and info are dropped.
+  // too: printed, they go to stderr as librdkafka itself prints them. Errors and warnings
+  // go to the ClientLog, which the tool's error messages quote; notices and info are dropped.
   // Either way a line is scrubbed of every secret value first (config.hpp): librdkafka
   // redacts the properties it knows as sensitive, but not every line it writes.
   if (level >= 7) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -301,7 +302,28 @@ ConsumerHost::~ConsumerHost() {
       rd_kafka_queue_destroy(impl_->queue);
       impl_->queue = nullptr;
     }
-    rd_kafka_consumer_close(impl_->rk.get());
+    rd_kafka_t* rk = impl_->rk.get();
+    const char* protocol = rd_kafka_rebalance_protocol(rk);
+    const bool cooperative = protocol && std::string_view(protocol) == "COOPERATIVE";
+    // Two faults of librdkafka 2.0.2's cooperative protocol, fixed in later releases:
+    // 1. A member that owns no partition sends no LeaveGroup on close (the leave waits for an
+    //    unassign that never comes), so the group waits session.timeout.ms for it before it
+    //    rebalances. Unsubscribing first makes it leave at once.
+    rd_kafka_topic_partition_list_t* owned = nullptr;
+    if (cooperative && rd_kafka_assignment(rk, &owned) == RD_KAFKA_RESP_ERR_NO_ERROR && owned && owned->cnt == 0) {
+      (void)rd_kafka_unsubscribe(rk);
+    }
+    if (owned) rd_kafka_topic_partition_list_destroy(owned);
+    rd_kafka_consumer_close(rk);
+    // 2. Destroying a member whose JoinGroup was answered but that never got an assignment
+    //    aborts in the sticky assignor (an assertion on its empty state, librdkafka issue
+    //    #4312, fixed in 2.3.0). Such a handle, already closed (it left the group), is not
+    //    destroyed: its threads end with the process. It logs nothing more, since its log
+    //    callback's target goes away with this object.
+    if (cooperative && !impl_->assignment_received) {
+      rd_kafka_set_log_level(rk, 0);
+      (void)impl_->rk.release();
+    }
   }
   if (gate_) {
     for (ChannelId c : gate_->scope()) {

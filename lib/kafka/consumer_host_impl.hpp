@@ -216,6 +216,7 @@ struct ConsumerHost::Impl : GateObserver {
   bool closing = false;                    // in the destructor: commits only if commit_on_close
   bool generation_pending = false;         // a rebalance could not start its generation: poll() retries
   bool cooperative_protocol = false;       // the rebalance protocol librdkafka last named
+  bool assignment_received = false;        // an assignment callback ran (even an empty one)
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).

@@ -255,27 +255,13 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
     next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
     return {};
   }
-  if (!log.join.committable()) {
-    // A commit sent now would be fenced, and librdkafka < 2.10 would then give up the
-    // assignment (join_state.hpp). Skipped: next_commit stays due, so poll() tries again.
-    if (in_flight == InFlight::skip) return {};
-    const auto deadline = std::chrono::steady_clock::now() + opts.connect_timeout;
-    while (!log.join.committable()) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        return std::unexpected(runtime_error(fmt::format(
-            "group {}: still rebalancing after {} ms (librdkafka join state {}); nothing committed (the next commit "
-            "carries the same or a later position)",
-            quoted_excerpt(*opts.group), opts.connect_timeout.count(), JoinState::name(log.join.state()))));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  }
-  next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
   Names& names = host->names_;
   Gate& gate = *host->gate_;
   const auto all = gate.resolution_state();
   ListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(assignment.size())));
   std::vector<std::pair<ChannelId, Offset>> done;
+  std::vector<std::string> metas;   // by element of `done`: kept as committed once the commit succeeds
+  std::vector<std::string> pruned;  // said once the commit is sent
   for (ChannelId c : assignment) {
     Offset next = gate.frontier(c) + 1;
     std::vector<ResolutionEntry> mine;
@@ -286,7 +272,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
     // forgets. Only resolution entries are (a dropped one costs a lookup).
     const Clock restated = gate.custody_restatement(c);
     std::string meta = encode_committed_state(mine, restated, names);
-    std::string pruned;  // said when what was pruned is sent
+    std::string pruned_here;  // said when what was pruned is sent
     if (meta.size() > opts.metadata_max_bytes) {
       if (const std::string bare = encode_committed_state({}, restated, names); bare.size() > opts.metadata_max_bytes) {
         return std::unexpected(runtime_error(fmt::format(
@@ -318,12 +304,12 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
       }
       mine.resize(fits);
       meta = encode_committed_state(mine, restated, names);
-      pruned = fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; claims on the "
-                           "others' sends will be resolved by lookups",
-                           names.channel_text(c), opts.metadata_max_bytes, mine.size(), had);
+      pruned_here = fmt::format("{}: resolution state over {} bytes: committed {} of {} sender entries; claims on "
+                                "the others' sends will be resolved by lookups",
+                                names.channel_text(c), opts.metadata_max_bytes, mine.size(), had);
     }
     if (next == committed_at[c] && meta == committed_meta[c]) continue;  // unchanged: not sent, nothing said
-    if (!pruned.empty() && host->observer_) host->observer_->note(pruned);
+    if (!pruned_here.empty()) pruned.push_back(std::move(pruned_here));
     auto* e = rd_kafka_topic_partition_list_add(list.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
     e->offset = next;
     if (!meta.empty()) {
@@ -333,21 +319,45 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
       e->metadata_size = meta.size();
     }
     done.emplace_back(c, next);
-    committed_meta[c] = std::move(meta);
+    metas.push_back(std::move(meta));
   }
-  if (done.empty() && !commit_hook) return {};
+  if (done.empty() && !commit_hook) {
+    next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
+    return {};
+  }
+  if (!log.join.committable()) {
+    // This member's JoinGroup or SyncGroup is at the coordinator: a commit sent now would be
+    // fenced, and librdkafka < 2.10 would then give up the assignment (join_state.hpp).
+    // Skipped: next_commit stays due, so poll() tries again.
+    if (in_flight == InFlight::skip) return {};
+    const auto deadline = std::chrono::steady_clock::now() + opts.connect_timeout;
+    while (!log.join.committable()) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return std::unexpected(runtime_error(fmt::format(
+            "group {}: still rebalancing after {} ms (librdkafka join state {}); nothing committed: what was "
+            "delivered since the last commit is delivered again by the partitions' next owner unless a later "
+            "commit carries it",
+            quoted_excerpt(*opts.group), opts.connect_timeout.count(), JoinState::name(log.join.state()))));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
+  if (host->observer_) {
+    for (const auto& text : pruned) host->observer_->note(text);
+  }
   if (commit_hook) {
     // A relay: the offsets go into its transaction (send_offsets_to_transaction).
-    if (auto r = commit_hook(list.get()); !r) {
-      for (const auto& [c, next] : done) committed_meta[c].clear();
-      return r;
-    }
+    if (auto r = commit_hook(list.get()); !r) return r;
   } else if (auto err = rd_kafka_commit(rk.get(), list.get(), 0 /* synchronous */); err) {
-    for (const auto& [c, next] : done) committed_meta[c].clear();  // retried by the next commit
+    // Nothing is kept as committed: the next commit sends the same or a later position.
     return std::unexpected(runtime_error(fmt::format("group {} on {}: commit failed: {}", quoted_excerpt(*opts.group), brokers,
                                                      rd_kafka_err2str(err))));
   }
-  for (const auto& [c, next] : done) committed_at[c] = next;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    committed_at[done[i].first] = done[i].second;
+    committed_meta[done[i].first] = std::move(metas[i]);
+  }
   if (host->observer_) host->observer_->committed(done);
   return {};
 }
@@ -379,6 +389,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   auto fail = [&](Error e) {
     if (!rebalance_error) rebalance_error = std::move(e);
   };
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) assignment_received = true;
   if (coop && err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && parts->cnt == 0 && !generation_pending) {
     // A cooperative rebalance's assignment that adds nothing (it follows every revocation):
     // the partitions and the gate stay as they are. librdkafka still waits for the call.
