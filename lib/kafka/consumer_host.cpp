@@ -317,10 +317,12 @@ ConsumerHost::~ConsumerHost() {
     rd_kafka_consumer_close(rk);
     // 2. Destroying a member whose JoinGroup was answered but that never got an assignment
     //    aborts in the sticky assignor (an assertion on its empty state, librdkafka issue
-    //    #4312, fixed in 2.3.0). Such a handle, already closed (it left the group), is not
-    //    destroyed: its threads end with the process. It logs nothing more, since its log
-    //    callback's target goes away with this object.
-    if (cooperative && !impl_->assignment_received) {
+    //    #4312, fixed in 2.3.0). The answer can arrive during the close, so every member
+    //    configured with cooperative-sticky that got no assignment counts: its handle,
+    //    already closed (it left the group), is not destroyed, and its threads end with the
+    //    process. It logs nothing more, since its log callback's target goes away with this
+    //    object.
+    if (impl_->sticky_assignor && !impl_->assignment_received) {
       rd_kafka_set_log_level(rk, 0);
       (void)impl_->rk.release();
     }

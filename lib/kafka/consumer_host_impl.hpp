@@ -217,6 +217,7 @@ struct ConsumerHost::Impl : GateObserver {
   bool generation_pending = false;         // a rebalance could not start its generation: poll() retries
   bool cooperative_protocol = false;       // the rebalance protocol librdkafka last named
   bool assignment_received = false;        // an assignment callback ran (even an empty one)
+  bool sticky_assignor = false;            // partition.assignment.strategy names cooperative-sticky
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).

@@ -95,6 +95,11 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
                         [&](rd_kafka_conf_t* conf) {
                           rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
                           im.log.debug_ours = !follow_join_state(conf);
+                          char strategy[512];
+                          std::size_t n = sizeof strategy;
+                          im.sticky_assignor = rd_kafka_conf_get(conf, "partition.assignment.strategy", strategy, &n) ==
+                                                   RD_KAFKA_CONF_OK &&
+                                               std::string_view(strategy).find("cooperative-sticky") != std::string_view::npos;
                         });
   if (!rk) return std::unexpected(rk.error());
   im.rk = std::move(*rk);
