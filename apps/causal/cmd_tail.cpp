@@ -250,6 +250,9 @@ Outcome run_tail(const TailOptions& o) {
   }
   writer.finish();
   std::fflush(stdout);
+  // The summary before the last commit: nothing is delivered after the loop, so its counts are
+  // final, and a second signal during the commit's wait still leaves it said.
+  print_tail_summary(host, writer, "causal tail", !o.quiet);
   // Every record is written: a second signal may now end the run at once (exit 130), without
   // the last commit, whose records the group's next member reads again.
   exit_on_second_signal(o.commit ? kCommitInterrupted : "causal tail: interrupted again: exiting\n");
@@ -257,7 +260,6 @@ Outcome run_tail(const TailOptions& o) {
   if (o.commit && outcome && !writer.broken()) {
     if (auto c = host.commit(); !c) outcome = std::unexpected(c.error());
   }
-  print_tail_summary(host, writer, "causal tail", !o.quiet);
   if (!outcome) return outcome;
   if (!host.failures().empty()) {
     std::string msg;

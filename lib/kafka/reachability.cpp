@@ -55,9 +55,11 @@ Outcome connect_once(const addrinfo& ai, std::chrono::milliseconds wait) {
   return out;
 }
 
-// "" when some address may be reachable; otherwise why none is, for the message.
+// "" when some address may be reachable; otherwise why none is, for the message. Each
+// reason names its entry unless the list has one entry (the message names the list).
 std::string probe(const std::string& list, std::chrono::milliseconds wait) {
   std::vector<std::string> why;
+  std::vector<std::string> reasons;  // the same, without the entry's name
   std::size_t start = 0;
   while (start <= list.size()) {
     auto comma = list.find(',', start);
@@ -74,6 +76,7 @@ std::string probe(const std::string& list, std::chrono::milliseconds wait) {
     addrinfo* res = nullptr;
     if (int rc = ::getaddrinfo(hp->first.c_str(), hp->second.c_str(), &hints, &res); rc != 0) {
       why.push_back(fmt::format("{}: {}", entry, ::gai_strerror(rc)));
+      reasons.push_back(::gai_strerror(rc));
       continue;
     }
     bool all_refused = true;
@@ -86,8 +89,10 @@ std::string probe(const std::string& list, std::chrono::milliseconds wait) {
     ::freeaddrinfo(res);
     if (!all_refused) return "";
     why.push_back(fmt::format("{}: connection refused", entry));
+    reasons.push_back("connection refused");
   }
   if (why.empty()) return "";
+  if (why.size() == 1) return reasons.front();
   std::string text;
   for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
   return text;

@@ -45,6 +45,9 @@ if kill -0 "$member" 2>/dev/null; then
     [[ $rc == 130 ]] && ok || bad "exit $rc after the second SIGINT, want 130"
     grep -q "interrupted again: exiting without the last commit" "$TMP/err" && ok ||
       bad "stderr does not say what the second SIGINT skipped: $(grep -v librdkafka "$TMP/err")"
+    # The counters line is said before the last commit's wait, so the second signal keeps it.
+    grep -q "^causal tail: 2 delivered (2 printed) of 2 received;" "$TMP/err" && ok ||
+      bad "no counters line before the second SIGINT's exit: $(grep -v librdkafka "$TMP/err")"
     echo "second SIGINT to exit: $took ms"
   fi
 else
