@@ -32,6 +32,16 @@ void ClientLog::add(std::string line, bool is_error) {
   if (lines_.size() < 1000) lines_.push_back(std::move(line));
 }
 
+std::string ClientLog::partition_gone() const {
+  std::lock_guard lock(mu_);
+  return partition_gone_;
+}
+
+void ClientLog::set_partition_gone(std::string line) {
+  std::lock_guard lock(mu_);
+  if (partition_gone_.empty()) partition_gone_ = std::move(line);
+}
+
 bool ClientLog::take_debug(const char*, const char*) { return false; }
 
 void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log) {
@@ -51,6 +61,9 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
 }
 
 void handle_client_error(int err, const char* reason, ClientLog& log) {
+  if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+    log.set_partition_gone(scrub_secrets(reason));
+  }
   log.add(fmt::format("librdkafka: {} ({})", scrub_secrets(reason),
                       rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
           true);

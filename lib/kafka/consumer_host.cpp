@@ -342,6 +342,15 @@ ConsumerHost::~ConsumerHost() {
     }
     rd_kafka_consumer_close(impl_->rk.get());
   }
+  // A fault of librdkafka 2.0.2, fixed in 2.6.1 (its PR #4724): a partition removed from the
+  // cluster while it was read keeps a reference to itself in its fetch queue, and
+  // rd_kafka_destroy then waits forever for a broker thread that cannot end. Such a handle,
+  // already closed, is not destroyed (its threads end with the process), and logs nothing
+  // more, since its log callback's target goes away with this object.
+  if (impl_->rk && !impl_->log.partition_gone().empty()) {
+    rd_kafka_set_log_level(impl_->rk.get(), 0);
+    (void)impl_->rk.release();
+  }
 }
 
 Offset ConsumerHost::position_signal(ChannelId ch) const {
@@ -655,6 +664,16 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (!gate.receive(std::move(r))) {  // replay: dropped
       im.discharge(c, m);
       rd_kafka_message_destroy(m);
+    }
+  }
+
+  // A partition read here was removed from the cluster (its topic deleted, say): a runtime
+  // failure, as an unknown partition at start is. A member is not stopped: the group takes
+  // the partition away at the next rebalance.
+  if (!im.member) {
+    if (std::string gone = im.log.partition_gone(); !gone.empty()) {
+      return std::unexpected(runtime_error(fmt::format(
+          "a partition read no longer exists on the brokers at {} (its topic deleted?): {}", im.brokers, gone)));
     }
   }
 

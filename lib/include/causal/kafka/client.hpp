@@ -35,12 +35,18 @@ class ClientLog {
   // `message` with the last error appended as its cause, " (<line>)", when there is one.
   std::string with_cause(std::string message) const;
   void add(std::string line, bool is_error);
+  // The first error librdkafka reported for a partition that no longer exists in the cluster
+  // (_UNKNOWN_PARTITION or _UNKNOWN_TOPIC: its topic was deleted, say), or "". librdkafka
+  // 2.0.2 reports it through the error callback only, never as a consumer event.
+  std::string partition_gone() const;
+  void set_partition_gone(std::string line);
 
  private:
   mutable std::mutex mu_;
   std::vector<std::string> lines_;
   std::string last_line_;
   std::string last_error_;
+  std::string partition_gone_;
 };
 
 // Makes `log` the conf's opaque and sends librdkafka's log and error callbacks (warnings

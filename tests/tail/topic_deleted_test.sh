@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A topic deleted while tail reads it (causal-tail(1), EXIT STATUS 1): tail stops with exit 1
+# and says which partition is gone, after writing every record it delivered. On a37778f it
+# went on reading nothing, and its exit after Ctrl-C hung in rd_kafka_destroy (librdkafka
+# 2.0.2: a removed partition's fetch queue keeps the handle alive, fixed in 2.6.1) until a
+# second Ctrl-C. A group member, whose group takes the partitions away instead, keeps
+# running, and its Ctrl-C exit does not hang either.
+# Usage: topic_deleted_test.sh CAUSAL SRC BUILD (under the kafka_broker fixture)
+set -uo pipefail
+CAUSAL=${1:?causal binary}
+SRC=${2:?source dir}
+BUILD=${3:?build dir}
+# shellcheck source=broker_lib.sh
+source "$SRC/tests/tail/broker_lib.sh"
+delete_topic() {
+  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --delete \
+    --topic "$1" >/dev/null 2>&1
+}
+# wait_lines FILE N: up to 15 s for FILE to hold N lines.
+wait_lines() {
+  for _ in $(seq 150); do (($(wc -l <"$1") >= $2)) && return 0; sleep 0.1; done
+  return 1
+}
+# gone PID SECONDS: true once PID has exited, waiting up to SECONDS.
+gone() {
+  for _ in $(seq $(($2 * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+
+# 1. A reader without a group: exit 1 once the partitions are gone.
+topic=deleted-$$-$RANDOM
+create_topic "$topic" 2 || bad "cannot create $topic"
+printf '{"key":"a","value":"one"}\n{"key":"a","value":"two"}\n' | "$CAUSAL" produce "$topic" >/dev/null 2>"$TMP/p.err" ||
+  bad "produce: $(cat "$TMP/p.err")"
+"$CAUSAL" tail --format jsonl "$topic" >"$TMP/out" 2>"$TMP/err" &
+reader=$!
+pids+=("$reader")
+wait_lines "$TMP/out" 2 || bad "tail did not print the two records: $(cat "$TMP/err")"
+delete_topic "$topic" || bad "cannot delete $topic"
+if gone "$reader" 20; then
+  wait "$reader"
+  rc=$?
+  [[ $rc == 1 ]] && ok || bad "exit $rc after the topic was deleted, want 1: $(cat "$TMP/err")"
+  grep -q "^causal: a partition read no longer exists on the brokers at $B (its topic deleted?): $topic \[[01]\]" \
+    "$TMP/err" && ok || bad "the error does not name the deleted partition: $(cat "$TMP/err")"
+  grep -q "^causal tail: 2 delivered (2 printed) of 2 received;" "$TMP/err" && ok ||
+    bad "no counters line: $(cat "$TMP/err")"
+else
+  bad "tail still runs 20 s after its topic was deleted"
+  kill -INT "$reader"
+  gone "$reader" 10 || bad "and its exit after SIGINT hangs"
+fi
+jq -e -s 'length == 2 and (map(.value) | sort) == ["one", "two"]' "$TMP/out" >/dev/null && ok ||
+  bad "stdout is not the two whole records: $(cat "$TMP/out")"
+
+# 2. A group member: still running after the deletion; SIGINT ends it promptly.
+topic=deleted-$$-$RANDOM
+group=deleted-$$-$RANDOM
+create_topic "$topic" 2 || bad "cannot create $topic"
+printf '{"key":"a","value":"one"}\n{"key":"a","value":"two"}\n' | "$CAUSAL" produce "$topic" >/dev/null 2>"$TMP/p.err" ||
+  bad "produce: $(cat "$TMP/p.err")"
+"$CAUSAL" tail --group "$group" --commit --format jsonl "$topic" >"$TMP/mout" 2>"$TMP/merr" &
+member=$!
+pids+=("$member")
+wait_lines "$TMP/mout" 2 || bad "the member did not print the two records: $(cat "$TMP/merr")"
+delete_topic "$topic" || bad "cannot delete $topic"
+for _ in $(seq 100); do grep -q "no longer available" "$TMP/merr" && break; sleep 0.1; done
+grep -q "no longer available" "$TMP/merr" || bad "librdkafka never said the partitions went away: $(cat "$TMP/merr")"
+if kill -0 "$member" 2>/dev/null; then
+  ok
+  kill -INT "$member"
+  if gone "$member" 10; then
+    wait "$member"
+    rc=$?
+    # 0, or 1 when the last commit still had offsets of the deleted topic to send.
+    if [[ $rc == 0 ]] || { [[ $rc == 1 ]] && grep -q "commit failed: Broker: Unknown topic or partition" "$TMP/merr"; }; then
+      ok
+    else
+      bad "member exit $rc after SIGINT: $(cat "$TMP/merr")"
+    fi
+  else
+    bad "the member's exit after SIGINT still runs after 10 s (rd_kafka_destroy hang)"
+  fi
+else
+  bad "the member stopped when its topic was deleted: $(cat "$TMP/merr")"
+fi
+
+echo "$passes passed, $fails failed"
+((fails == 0))
