@@ -10,7 +10,8 @@
 //
 // Input: the CLOCK arguments (joined with spaces) form one clock; without them each
 // non-blank stdin line is one clock, and each gives one output line (base64 or hex), or
-// the bytes of the single clock with --output raw. Errors exit 2 naming the line and field.
+// the bytes of the single clock with --output raw. Lines are written as they are read; at a
+// bad line (exit 2, naming the line and field) the lines before it have been written.
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,7 +20,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,12 +30,17 @@
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "output.hpp"
+#include "bounded_input.hpp"
 #include "causal/kafka/text.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
 
 namespace {
+
+// The longest stdin line read as one clock: the largest header (65,536 bytes) holds about
+// 32,000 claims, whose JSON is a few MiB; past this nothing valid can follow.
+constexpr std::size_t kMaxClockLine = std::size_t{16} << 20;
 
 enum class InputForm { any, json, text };
 enum class Output { base64, hex, raw };
@@ -179,29 +185,42 @@ Outcome run_encode(const EncodeOptions& o) {
     return emit(*c, names, o.output);
   }
   if (isatty(STDIN_FILENO)) fmt::print(stderr, "causal encode: reading clocks from the terminal (one per line, Ctrl-D ends)\n");
-  std::string line;
-  std::size_t n = 0, clocks = 0;
-  std::vector<std::pair<std::size_t, Clock>> parsed;
-  while (std::getline(std::cin, line)) {
-    ++n;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  // Streamed: each clock's line is written as soon as it is read, and flushed before a read
+  // that may wait, so `encode | head -1` ends and lines before a bad one are kept (as
+  // decode does). --output raw writes one header, so its clock waits for the end of input:
+  // a second clock is refused with nothing written.
+  LineReader lines(STDIN_FILENO, kMaxClockLine);
+  std::string_view line;
+  std::size_t clocks = 0;
+  std::optional<std::pair<std::size_t, Clock>> raw;
+  for (;;) {
+    if (output::failed()) return {};  // the reader is gone or output is lost: main() says which
+    if (!lines.has_line()) output::flush();
+    const LineReader::Status st = lines.next(line);
+    if (st == LineReader::Status::end) break;
+    if (st == LineReader::Status::error) {
+      return std::unexpected(runtime_error(fmt::format("cannot read standard input: {}", std::strerror(lines.error()))));
+    }
+    const std::size_t n = lines.number();
+    if (st == LineReader::Status::too_long) {
+      return std::unexpected(
+          usage_error(fmt::format("line {}: longer than {} MiB, more than any clock (not read further)", n, kMaxClockLine >> 20)));
+    }
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     auto c = parse_clock(line, o.input, names);
     if (!c) return std::unexpected(usage_error(fmt::format("line {}: {}", n, c.error())));
     ++clocks;
-    if (o.output == Output::raw && clocks > 1) {
-      return std::unexpected(usage_error(fmt::format("line {}: --output raw writes one header; give one clock", n)));
+    if (o.output == Output::raw) {
+      if (clocks > 1) return std::unexpected(usage_error(fmt::format("line {}: --output raw writes one header; give one clock", n)));
+      raw.emplace(n, std::move(*c));
+      continue;
     }
-    parsed.emplace_back(n, std::move(*c));
-  }
-  // A read error first: an input that could not be read is not an empty one.
-  if (std::ferror(stdin)) {
-    return std::unexpected(runtime_error(fmt::format("cannot read standard input: {}", std::strerror(errno))));
+    if (auto r = emit(*c, names, o.output); !r) return std::unexpected(usage_error(fmt::format("line {}: {}", n, r.error().message)));
   }
   if (clocks == 0) return std::unexpected(usage_error("no clock given (arguments or one per stdin line; {} is the empty clock)"));
-  for (const auto& [line_no, c] : parsed) {
-    if (output::failed()) break;  // nobody reads on, or output is lost: main() says which
-    if (auto r = emit(c, names, o.output); !r) {
-      return std::unexpected(usage_error(fmt::format("line {}: {}", line_no, r.error().message)));
+  if (raw) {
+    if (auto r = emit(raw->second, names, o.output); !r) {
+      return std::unexpected(usage_error(fmt::format("line {}: {}", raw->first, r.error().message)));
     }
   }
   return {};

@@ -87,5 +87,26 @@ for fmt in jsonl json text; do
   fi
 done
 
+# encode streams too: on 152239d it read all of stdin first, so `yes | encode | head -1`
+# never ended (and its memory grew without bound).
+timeout 30 bash -c 'yes orders/0@1 | "$1" encode 2>"$2" | head -n 1 >/dev/null; echo "${PIPESTATUS[1]}" >"$3"' \
+  sh "$CAUSAL" "$TMP/err" "$TMP/rc"
+rc=$(cat "$TMP/rc" 2>/dev/null || echo timeout)
+if [[ $rc == 0 && ! -s $TMP/err ]]; then
+  passes=$((passes + 1))
+else
+  echo "FAIL encode | head -1 on an endless input: exit $rc, want 0 and nothing on stderr; stderr: $(head -c 300 "$TMP/err")"
+  fails=$((fails + 1))
+fi
+# At a bad line, the clocks before it are written (exit 2).
+printf 'a/0@1\nb/0@2\nbad\n' | "$CAUSAL" encode >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [[ $rc == 2 && $(wc -l <"$TMP/out") == 2 ]] && grep -q "^causal: line 3: 'bad'" "$TMP/err"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL encode with a bad third line: exit $rc, $(wc -l <"$TMP/out") lines out, want 2 and 2; $(cat "$TMP/err")"
+  fails=$((fails + 1))
+fi
+
 echo "$passes passed, $fails failed"
 ((fails == 0))
