@@ -140,6 +140,16 @@ std::expected<Parsed, std::string> parse_jsonl(const std::string& line, Names& n
     if (j["transaction"] != "commit" && j["transaction"] != "abort") {
       return std::unexpected("\"transaction\" must be \"commit\" or \"abort\"");
     }
+    // A control line is nothing else: a record's fields beside it would be dropped unsent.
+    if (j.size() > 1) {
+      for (const auto& [k, v] : j.items()) {
+        if (k != "transaction") {
+          return std::unexpected(fmt::format("a control line has no other fields: \"{}\" beside \"transaction\" "
+                                             "(a record and a control line are two lines)",
+                                             k));
+        }
+      }
+    }
     p.control = j["transaction"].get<std::string>();
     return p;
   }

@@ -376,6 +376,15 @@ TEST_CASE("produce stopped by bad input counts and reports what reached Kafka") 
   CHECK(hdr.code == 2);
   CHECK(hdr.err.find("stdin line 1: header unknown field \"bogus\"") != std::string::npos);
 
+  // A transaction control line with a record's fields: refused, not the record dropped
+  // unsent (c0a5d5e sent nothing for it and exited 0).
+  Run ctl = run_causal("produce " + brokers() + " --transactional-id " + t::unique_name("ctl") + " " + topic,
+                       "{\"value\":\"keep\"}\n{\"transaction\":\"commit\",\"value\":\"lost\"}\n");
+  INFO(ctl.err);
+  CHECK(ctl.code == 2);
+  CHECK(ctl.err.find("stdin line 2: a control line has no other fields: \"value\" beside \"transaction\"") !=
+        std::string::npos);
+
   // Standard input that cannot be read is exit 1, not an empty input.
   const int rc = std::system((quote(causal_bin()) + " produce " + brokers() + " " + topic + " < /tmp 2>/dev/null").c_str());
   CHECK(WEXITSTATUS(rc) == 1);
