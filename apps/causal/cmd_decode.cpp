@@ -34,6 +34,7 @@
 #include "causal/codec.hpp"
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
+#include "causal/kafka/offsets.hpp"
 #include "output.hpp"
 #include "tail_format.hpp"
 #include "causal/kafka/text.hpp"
@@ -647,8 +648,48 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     return std::unexpected(runtime_error(fmt::format("unknown partition {}: topic '{}' has {} partition(s)", where,
                                                      src.topic, *count)));
   }
+  // Where the partition's readable records start and end, asked before reading: an offset
+  // outside them is said at once in Kafka's terms (log start, last stable offset, a
+  // transaction still open), not as librdkafka's "offset out of range" or a wait.
+  auto client = kafka::OffsetsClient::open(o.kafka, o.timeout_ms);
+  if (!client) return std::unexpected(client.error());
+  const std::array<kafka::ChannelRef, 1> channel{kafka::ChannelRef{src.topic, src.partition}};
+  auto listed = client->list_offsets(channel);
+  if (!listed) return std::unexpected(listed.error());
+  const kafka::ChannelOffsets span = listed->at(0);
+  const std::string open_txn =
+      span.lso < span.log_end
+          ? (span.log_end - span.lso == 1
+                 ? fmt::format(" (offset {} is in a transaction still open)", span.lso)
+                 : fmt::format(" (offsets {}..{} are in a transaction still open)", span.lso, span.log_end - 1))
+          : std::string();
+  Offset first = src.first;
+  if (first < span.log_start) {
+    if (!src.range) {
+      return std::unexpected(runtime_error(fmt::format(
+          "{}@{}: below the log start {}: deleted by retention or DeleteRecords", where, src.first, span.log_start)));
+    }
+    fmt::print(stderr, "causal decode: {} starts at {}: offsets before it were deleted\n", where, span.log_start);
+    if (src.last && *src.last < span.log_start) return {};
+    first = span.log_start;
+  }
+  if (first >= span.lso) {
+    if (src.range) {
+      fmt::print(stderr, "causal decode: {} ends at {}: nothing at or after {} to read{}\n", where, span.lso, first,
+                 open_txn);
+      return {};
+    }
+    if (first < span.log_end) {
+      return std::unexpected(runtime_error(fmt::format(
+          "{}@{}: in a transaction still open: the last stable offset is {} and the log ends at {}; decode reads "
+          "committed records only, this one once its transaction ends",
+          where, first, span.lso, span.log_end)));
+    }
+    return std::unexpected(runtime_error(
+        fmt::format("{}@{}: no record at that offset yet (the partition ends at {})", where, first, span.log_end)));
+  }
   kafka::ListPtr parts(rd_kafka_topic_partition_list_new(1));
-  rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = src.first;
+  rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = first;
   if (auto e = rd_kafka_assign(rk.get(), parts.get()); e) {
     return std::unexpected(runtime_error(fmt::format("{}: cannot assign: {}", where, rd_kafka_err2str(e))));
   }
@@ -675,7 +716,8 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
             "business records)",
             where, src.first, m->offset)));
       } else if (src.last && m->offset <= *src.last) {
-        fmt::print(stderr, "causal decode: {} ends at {}, before the end of the range {}\n", where, m->offset, *src.last);
+        fmt::print(stderr, "causal decode: {} ends at {}, before the end of the range {}{}\n", where, m->offset,
+                   *src.last, open_txn);
       }
       break;
     }

@@ -403,6 +403,40 @@ TEST_CASE("decode names an unknown topic or partition at once") {
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));
 }
 
+// causal-decode(1): offsets outside the readable records are said at once, in Kafka's terms.
+// On 614ba0f an offset in a transaction still open was "no business record ... markers and
+// aborted records", and a range or offset past the end was librdkafka's "Offset out of range".
+TEST_CASE("decode says where the readable records end: a transaction still open, past the end") {
+  std::string topic = t::create_topic("decode-ends", 1);
+  produce(topic + "/0", "{\"value\":\"a\"}\n{\"value\":\"b\"}\n");  // offsets 0, 1
+  t::TransactionalProducer p;
+  p.begin();
+  p.send(topic, std::vector<t::Record>{t::Record("open", 0)});  // offset 2: in a transaction still open
+  const std::string b = brokers() + " --timeout-ms 20000 ";
+  auto t0 = std::chrono::steady_clock::now();
+  Run in_txn = run_causal("decode " + b + topic + "/0@2");
+  CHECK(in_txn.code == 1);
+  CHECK(in_txn.err.find(topic + "/0@2: in a transaction still open: the last stable offset is 2 and the log ends at 3") !=
+        std::string::npos);
+  Run past = run_causal("decode " + b + topic + "/0@50");
+  CHECK(past.code == 1);
+  CHECK(past.err.find(topic + "/0@50: no record at that offset yet (the partition ends at 3)") != std::string::npos);
+  Run range = run_causal("decode " + b + "--format jsonl " + topic + "/0@1..9");
+  CHECK(range.code == 0);
+  CHECK(lines(range.out).size() == 1);
+  CHECK(range.err.find(topic + "/0 ends at 2, before the end of the range 9 (offset 2 is in a transaction still open)") !=
+        std::string::npos);
+  Run after = run_causal("decode " + b + topic + "/0@4..");
+  CHECK(after.code == 0);
+  CHECK(after.out.empty());
+  CHECK(after.err.find(topic + "/0 ends at 2: nothing at or after 4 to read") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));  // none waited for --timeout-ms
+  p.commit();
+  Run done = run_causal("decode " + b + "--format jsonl " + topic + "/0@2");
+  CHECK(done.code == 0);
+  CHECK(lines(done.out).size() == 1);
+}
+
 TEST_CASE("SIGINT mid-stream: a clean summary and no half-printed line") {
   std::string topic = t::create_topic("tail-sigint", 1);
   std::string in;
