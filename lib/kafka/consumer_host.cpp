@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "causal/kafka/client.hpp"
+#include "causal/kafka/reachability.hpp"
 #include "causal/kafka/text.hpp"
 #include "consumer_host_impl.hpp"
 
@@ -205,9 +206,8 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
   rd_kafka_topic_destroy(rkt);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return std::unexpected(runtime_error(fmt::format(
-        "cannot reach the Kafka brokers at {} (metadata for topic {} within {} ms: {}); check -b / "
-        "$CAUSAL_BROKERS and that the brokers are up",
-        brokers, quoted_excerpt(topic), timeout.count(), rd_kafka_err2str(err))));
+        "cannot reach the Kafka brokers at {} (metadata for topic {} within {} ms: {}); {}", brokers,
+        quoted_excerpt(topic), timeout.count(), rd_kafka_err2str(err), kCheckBrokers)));
   }
   std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> hold(md,
                                                                                           rd_kafka_metadata_destroy);

@@ -1,4 +1,5 @@
 #include "causal/kafka/offsets.hpp"
+#include "causal/kafka/reachability.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/kafka/authorization.hpp"
 
@@ -208,9 +209,8 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
   if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__TIMED_OUT ||
       err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
     return std::unexpected(runtime_error(log_->with_cause(fmt::format(
-        "Kafka at {} did not answer ({}) when asked about topic {}: check -b / $CAUSAL_BROKERS and that the broker "
-        "is up",
-        brokers_, rd_kafka_err2str(err), quoted_excerpt(topic)))));
+        "Kafka at {} did not answer ({}) when asked about topic {}: {}", brokers_, rd_kafka_err2str(err),
+        quoted_excerpt(topic), kCheckBrokers))));
   }
   if (err) {
     return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic {} from {}: {}", quoted_excerpt(topic), brokers_,

@@ -21,16 +21,20 @@ namespace {
 
 enum class Outcome { accepted, refused, unknown };
 
-// host and port of one bootstrap entry; nullopt when it has no port.
+// host and port of one bootstrap entry (port 9092 when it names none, as librdkafka does);
+// nullopt for a form the probe does not read (a bare IPv6 address).
 std::optional<std::pair<std::string, std::string>> split_entry(std::string entry) {
   if (auto scheme = entry.find("://"); scheme != std::string::npos) entry = entry.substr(scheme + 3);
+  // Without a port librdkafka connects to 9092, and so does the probe.
   if (entry.starts_with("[")) {
+    if (entry.ends_with("]")) return std::pair{entry.substr(1, entry.size() - 2), std::string("9092")};
     auto close = entry.find("]:");
     if (close == std::string::npos) return std::nullopt;
     return std::pair{entry.substr(1, close - 1), entry.substr(close + 2)};
   }
   auto colon = entry.rfind(':');
-  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  if (colon == std::string::npos) return std::pair{entry, std::string("9092")};
+  if (colon == 0 || entry.find(':') != colon) return std::nullopt;  // a bare IPv6 address: librdkafka judges
   return std::pair{entry.substr(0, colon), entry.substr(colon + 1)};
 }
 
@@ -79,6 +83,7 @@ std::string probe(const std::string& list, std::chrono::milliseconds wait) {
       reasons.push_back(::gai_strerror(rc));
       continue;
     }
+    const std::string port_note = entry.ends_with(":" + hp->second) ? "" : " (port 9092: none given)";
     bool all_refused = true;
     for (addrinfo* ai = res; ai; ai = ai->ai_next) {
       if (connect_once(*ai, wait) != Outcome::refused) {
@@ -88,8 +93,8 @@ std::string probe(const std::string& list, std::chrono::milliseconds wait) {
     }
     ::freeaddrinfo(res);
     if (!all_refused) return "";
-    why.push_back(fmt::format("{}: connection refused", entry));
-    reasons.push_back("connection refused");
+    why.push_back(fmt::format("{}: connection refused{}", entry, port_note));
+    reasons.push_back("connection refused" + port_note);
   }
   if (why.empty()) return "";
   if (why.size() == 1) return reasons.front();
@@ -114,8 +119,7 @@ std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,
   }
   if (why.empty()) return {};
   return std::unexpected(runtime_error(fmt::format(
-      "cannot reach the Kafka brokers at {}: {}; check -b / $CAUSAL_BROKERS and that the broker is up",
-      bootstrap_servers, why)));
+      "cannot reach the Kafka brokers at {}: {}; {}", bootstrap_servers, why, kCheckBrokers)));
 }
 
 }  // namespace causal::kafka

@@ -19,6 +19,11 @@
 
 namespace causal::kafka {
 
+// The end of every "cannot reach the brokers" message: where the list can have come from.
+inline constexpr const char* kCheckBrokers =
+    "check the broker list (-b, $CAUSAL_BROKERS, or bootstrap.servers from -X, -F or the configuration file) and "
+    "that the brokers are up";
+
 std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,
                                            std::chrono::milliseconds per_address = std::chrono::milliseconds(1500));
 
