@@ -55,6 +55,7 @@ void setup_produce(CLI::App& sub, Outcome& result) {
                "ones by offset (idempotent mode orders sends only through acknowledgements)");
   auto* no_stamp = sub.add_flag("--no-stamp", o->no_stamp, "Produce plain records without a causal.clock header");
   auto* sender = sub.add_option("--sender", o->sender, "Exact sender identity (default: PREFIX-<random hex>, fresh per run)")
+                     ->check(not_empty("sender identity"))
                      ->excludes(no_stamp);
   sub.add_option("--sender-prefix", o->sender_prefix, "Prefix of the generated sender identity")
       ->excludes(sender)
@@ -372,7 +373,7 @@ Outcome run_produce(const ProduceOptions& o) {
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
   fmt::print(stderr, "causal produce: {} record{} sent, {} delivered, as {}", host.sent(), host.sent() == 1 ? "" : "s",
-             host.delivered(), o.no_stamp ? "unstamped records" : "sender " + host.sender_name());
+             host.delivered(), o.no_stamp ? "unstamped records" : "sender " + one_line(host.sender_name()));
   if (transactional) fmt::print(stderr, "; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
   if (aborted_open) fmt::print(stderr, " (the last one on the error)");
   fmt::print(stderr, "\n");

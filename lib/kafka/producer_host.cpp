@@ -1,4 +1,6 @@
 #include "causal/kafka/producer_host.hpp"
+
+#include "causal/excerpt.hpp"
 #include "causal/kafka/authorization.hpp"
 
 #include <algorithm>
@@ -90,7 +92,8 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
 
   h->sender_name_ = opts.sender ? *opts.sender : fmt::format("{}-{}", opts.sender_prefix, random_hex(16));
   if (!valid_sender_name(h->sender_name_)) {
-    return std::unexpected(usage_error(fmt::format("sender identity '{}' is not 1..255 bytes of UTF-8", h->sender_name_)));
+    return std::unexpected(usage_error(
+        fmt::format("sender identity {} is not 1..255 bytes of UTF-8", quoted_excerpt(h->sender_name_))));
   }
   SenderId self = names.sender(h->sender_name_);
   h->stamper_ = std::make_unique<Stamper>(

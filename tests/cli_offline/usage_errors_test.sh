@@ -98,6 +98,7 @@ usage "--jobs excludes --exhaustive" simulate --exhaustive --jobs 2
 CAUSAL_BROKERS= usage "no Kafka brokers given" tail orders
 CAUSAL_BROKERS= usage "no Kafka brokers given" decode orders/3@1041
 usage "an empty broker list" tail -b '' orders
+usage "the sender identity is empty" produce --sender '' orders
 
 # The broker named in an error is the one in effect: bootstrap.servers from -F here (and
 # it wins over $CAUSAL_BROKERS, a default from the environment), never localhost:9092.
