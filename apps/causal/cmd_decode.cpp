@@ -448,7 +448,8 @@ class Printer {
     }
     out += fmt::format("  {} bytes\n", size);
     if (clock->origin) {
-      out += fmt::format("  {:<7} {}:{}\n", "origin", names_.sender_name(clock->origin->sender), clock->origin->seq);
+      out += fmt::format("  {:<7} {}:{}\n", "origin", one_line(names_.sender_name(clock->origin->sender)),
+                         clock->origin->seq);
     }
     auto j = clock_to_json(*clock, names_);  // canonical order
     for (const auto& c : j["claims"]) {
@@ -457,7 +458,7 @@ class Printer {
     }
     for (const auto& c : j["seq_claims"]) {
       out += fmt::format("  {:<7} {}/{}#{}:{}\n", "seq", c["topic"].get<std::string>(), c["partition"].get<int>(),
-                         c["sender"].get<std::string>(), c["seq"].get<SeqNo>());
+                         one_line(c["sender"].get<std::string>()), c["seq"].get<SeqNo>());
     }
     if (!clock->origin && clock->empty()) out += "  (empty clock)\n";
     lit(out);

@@ -584,7 +584,10 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
       append(out_, "  clock{");
       bool first = true;
       if (d.clock.origin) {
-        appendf(out_, "from {}#{}", names_.sender_name(d.clock.origin->sender), d.clock.origin->seq);
+        append(out_, "from ");
+        const std::string& sender = names_.sender_name(d.clock.origin->sender);
+        text_bytes(sender.data(), sender.size());  // a sender's control bytes escaped, as a value's
+        appendf(out_, "#{}", d.clock.origin->seq);
         first = false;
       }
       for (const auto& c : d.clock.offsets()) {
@@ -592,8 +595,10 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
         first = false;
       }
       for (const auto& c : d.clock.seqs()) {
-        appendf(out_, "{}{}~{}#{}", first ? "" : " ", names_.channel_text(c.channel), names_.sender_name(c.sender),
-                c.seq);
+        appendf(out_, "{}{}~", first ? "" : " ", names_.channel_text(c.channel));
+        const std::string& sender = names_.sender_name(c.sender);
+        text_bytes(sender.data(), sender.size());  // a sender's control bytes escaped, as a value's
+        appendf(out_, "#{}", c.seq);
         first = false;
       }
       append(out_, "}");

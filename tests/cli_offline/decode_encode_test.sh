@@ -68,6 +68,15 @@ check "decode hex -> jsonl" 0 '"line":1' '"origin":{"sender":"billing-7f3a","seq
   '"claims":[{"offset":1041,"partition":3,"topic":"orders"}]' '"seq_claims":[{"partition":0,"sender":"cart-19c2","seq":7,"topic":"payments"}]'
 "$CAUSAL" encode "$EXAMPLE" | "$CAUSAL" decode --format text >"$TMP/out" 2>"$TMP/err"; rc=$?
 check "encode | decode --format text" 0 "line 1  51 bytes" "origin  billing-7f3a:42" "claim   orders/3@1041" "seq     payments/0#cart-19c2:7"
+# A sender's control bytes reach no terminal raw (80211eb printed ESC and BEL as they were).
+"$CAUSAL" encode '{"origin":{"sender":"ev\u001b]0;x\u0007il","seq":1},"seq_claims":[{"topic":"t","partition":0,"sender":"a\u001bb","seq":2}]}' |
+  "$CAUSAL" decode --format text >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "decode --format text escapes a sender's control bytes" 0 'origin  ev\x1b]0;x\x07il:1' 'seq     t/0#a\x1bb:2'
+if grep -q $'\x1b' "$TMP/out"; then
+  echo "FAIL decode --format text wrote an ESC byte"
+  fails=$((fails + 1))
+fi
 "$CAUSAL" encode --output raw "$EXAMPLE" | "$CAUSAL" decode --input raw --format json >"$TMP/out" 2>"$TMP/err"; rc=$?
 check "decode raw stdin -> json document" 0 '[' '"bytes":51' ']'
 run_in 'AQA=\nAQIBBm9yZGVycwEDkQg=\n' decode --format json

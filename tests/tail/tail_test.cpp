@@ -437,6 +437,19 @@ TEST_CASE("decode says where the readable records end: a transaction still open,
   CHECK(lines(done.out).size() == 1);
 }
 
+// causal-tail(1): in text format control bytes are escaped, a sender's in the clock too (on
+// 80211eb the clock printed a sender's ESC raw to the terminal).
+TEST_CASE("tail --format text escapes a sender's control bytes in the clock") {
+  std::string topic = t::create_topic("tail-text-sender", 1);
+  Run p = run_causal("produce " + brokers() + " --sender \"$(printf 'ev\\033]0;x\\007il')\" " + topic, "{\"value\":\"v\"}\n");
+  REQUIRE(p.code == 0);
+  Run r = run_causal("tail " + brokers() + " -e --format text " + topic);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("clock{from ev\\x1b]0;x\\x07il#1") != std::string::npos);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("SIGINT mid-stream: a clean summary and no half-printed line") {
   std::string topic = t::create_topic("tail-sigint", 1);
   std::string in;
