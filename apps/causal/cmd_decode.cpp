@@ -373,6 +373,7 @@ class Printer {
   // One decoded record. `clock` is null when the record has no causal.clock header.
   void record(const Where& w, const Clock* clock, std::size_t size) {
     ++count_;
+    if (!clock) ++absent_;
     if (o_.validate) return;
     if (o_.format == Format::text) {
       text(w, clock, size);
@@ -421,9 +422,14 @@ class Printer {
     buf_.clear();
   }
 
-  void finish() {
+  // `ok`: every input was read and valid; else the error follows, and --validate says how
+  // many were valid before it.
+  void finish(bool ok) {
     if (o_.validate) {
-      fmt::print(stderr, "causal decode: {} header{} valid\n", count_, count_ == 1 ? "" : "s");
+      const std::size_t valid = count_ - absent_;
+      fmt::print(stderr, "causal decode: {}{} header{} valid{}\n", ok ? "" : "before the error, ", valid,
+                 valid == 1 ? "" : "s",
+                 absent_ ? fmt::format(", {} record{} without one", absent_, absent_ == 1 ? "" : "s") : "");
       return;
     }
     if (o_.format == Format::json) lit(count_ == 0 ? "[]\n" : "\n]\n");
@@ -468,7 +474,8 @@ class Printer {
   Names& names_;
   JsonNames json_names_;
   fmt::memory_buffer buf_;
-  std::size_t count_ = 0;
+  std::size_t count_ = 0;   // records (and stdin headers) handed to record()
+  std::size_t absent_ = 0;  // of them, Kafka records without a causal.clock header
 };
 
 Error bad_header(const Where& w, std::string_view why) {
@@ -806,7 +813,7 @@ Outcome run_decode(const DecodeOptions& o) {
       if (!r || output::failed()) break;
     }
   }
-  out.finish();
+  out.finish(r.has_value());
   return r;
 }
 

@@ -103,6 +103,8 @@ for vec in "0200:unknown_version at byte 0" "0108:bad_flags at byte 1" "01010161
 done
 run_in '0100\n\n010201016101000a\n' decode --input hex --validate
 check "decode --validate all good" 0 -- "2 headers valid"
+run_in '0100\nzz\n' decode --input hex --validate
+check "decode --validate counts what was valid before the error" 3 -- "before the error, 1 header valid" "line 2:"
 run_in 'not base64!\n' decode
 check "decode: undecodable base64 line" 3 -- "line 1:" "not base64"
 run_in 'zz\n' decode --input hex
