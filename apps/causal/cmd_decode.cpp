@@ -616,7 +616,7 @@ std::expected<KafkaSource, Error> parse_source(const std::string& text) {
     Offset b = 0;
     if (!parse_offset(std::string_view(spec).substr(0, dots), s.first) ||
         (dots + 2 < spec.size() && !parse_offset(std::string_view(spec).substr(dots + 2), b))) {
-      return std::unexpected(usage_error(fmt::format("{}: offsets must be non-negative integers (A..B or A..)", quoted_excerpt(text))));
+      return std::unexpected(usage_error(fmt::format("{}: offsets must be integers in 0..2^63-1 (A..B or A..)", quoted_excerpt(text))));
     }
     if (dots + 2 < spec.size()) {
       if (b < s.first) return std::unexpected(usage_error(fmt::format("{}: the range ends before it starts", quoted_excerpt(text))));
@@ -624,7 +624,7 @@ std::expected<KafkaSource, Error> parse_source(const std::string& text) {
     }
   } else {
     if (!parse_offset(spec, s.first)) {
-      return std::unexpected(usage_error(fmt::format("{}: the offset must be a non-negative integer", quoted_excerpt(text))));
+      return std::unexpected(usage_error(fmt::format("{}: the offset must be an integer in 0..2^63-1", quoted_excerpt(text))));
     }
     s.last = s.first;
   }
@@ -681,20 +681,25 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     if (src.last && *src.last < span.log_start) return {};
     first = span.log_start;
   }
+  // Nothing to read from `first`: the verdict is given at the end-of-partition event of a
+  // fetch at the last stable offset, since a fetch also checks that the topic may be read
+  // (Read), which the ListOffsets above (Describe) does not.
+  std::optional<std::string> at_end_note;
+  std::optional<Error> at_end_error;
   if (first >= span.lso) {
     if (src.range) {
-      fmt::print(stderr, "causal decode: {} ends at {}: nothing at or after {} to read{}\n", where, span.lso, first,
-                 open_txn);
-      return {};
-    }
-    if (first < span.log_end) {
-      return std::unexpected(runtime_error(fmt::format(
+      at_end_note = fmt::format("causal decode: {} ends at {}: nothing at or after {} to read{}\n", where, span.lso,
+                                first, open_txn);
+    } else if (first < span.log_end) {
+      at_end_error = runtime_error(fmt::format(
           "{}@{}: in a transaction still open: the last stable offset is {} and the log ends at {}; decode reads "
           "committed records only, this one once its transaction ends",
-          where, first, span.lso, span.log_end)));
+          where, first, span.lso, span.log_end));
+    } else {
+      at_end_error = runtime_error(
+          fmt::format("{}@{}: no record at that offset yet (the partition ends at {})", where, first, span.log_end));
     }
-    return std::unexpected(runtime_error(
-        fmt::format("{}@{}: no record at that offset yet (the partition ends at {})", where, first, span.log_end)));
+    first = span.lso;
   }
   kafka::ListPtr parts(rd_kafka_topic_partition_list_new(1));
   rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = first;
@@ -718,7 +723,11 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     if (!m) continue;
     kafka::MessagePtr msg(m);
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      if (!src.range) {
+      if (at_end_error) {
+        result = std::unexpected(*at_end_error);
+      } else if (at_end_note) {
+        fmt::print(stderr, "{}", *at_end_note);
+      } else if (!src.range) {
         result = std::unexpected(runtime_error(fmt::format(
             "{}@{}: no business record at that offset (the partition ends at {}; markers and aborted records are not "
             "business records)",
