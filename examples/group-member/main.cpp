@@ -1,6 +1,6 @@
 // group_member BROKERS GROUP TOPIC...: joins GROUP, prints records in delivery order, commits
 // as it goes; runs until SIGINT or SIGTERM (exit 0; 3 when a partition failed closed on an
-// undecodable header, named on stderr at once; 1 on a failure).
+// undecodable header, named on stderr at once; 1 on a failure; 2 on bad arguments).
 #include <csignal>
 #include <cstdio>
 

@@ -1,7 +1,8 @@
 // relay BROKERS GROUP TRANSACTIONAL_ID OUTPUT_TOPIC INPUT_TOPIC...: an exactly-once relay that
 // upper-cases values. Joins GROUP, reads the input topics through the gate, writes each
 // delivered record's value upper-cased to OUTPUT_TOPIC (same key), stamped, in transactions
-// that also commit the input offsets. Runs until SIGINT or SIGTERM (exit 0; 1 on a failure).
+// that also commit the input offsets. Runs until SIGINT or SIGTERM (exit 0; 1 on a failure;
+// 2 on bad arguments).
 #include <algorithm>
 #include <cctype>
 #include <csignal>

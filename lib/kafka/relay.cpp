@@ -103,11 +103,14 @@ std::expected<void, Error> Relay::emit() {
 }
 
 std::expected<void, Error> Relay::recover(const Error& why) {
-  if (notes_) {
-    notes_->note(fmt::format("relay: transaction aborted ({}); rewinding to the committed offsets", why.message));
-  }
   delivered_.clear();
-  if (auto a = output_->abort_and_forget(); !a) return a;  // fatal: fenced, or the producer is gone
+  // Fatal: fenced, or the producer is gone. The relay stops, and the cause that led here is
+  // said with it (a note saying "rewinding" would not be true).
+  if (auto a = output_->abort_and_forget(); !a) {
+    return std::unexpected(Error{a.error().code, fmt::format("{}; it was aborting the transaction after: {}",
+                                                             a.error().message, why.message)});
+  }
+  if (notes_) notes_->note(fmt::format("transaction aborted ({}); rewinding to the committed offsets", why.message));
   ++counters_.aborted;
   in_transaction_ = 0;
   uncommitted_ = 0;
@@ -115,7 +118,7 @@ std::expected<void, Error> Relay::recover(const Error& why) {
   // this fails, and the member's next poll starts the generation again (generation_pending;
   // meanwhile the gate has no partition, so nothing is delivered).
   if (auto r = input_->impl_->rewind(); !r) {
-    if (notes_) notes_->note(fmt::format("relay: rewind failed ({}); trying again", r.error().message));
+    if (notes_) notes_->note(fmt::format("rewind failed ({}); trying again", r.error().message));
     input_->impl_->generation_pending = true;
   }
   return {};
