@@ -376,6 +376,11 @@ Outcome run_produce(const ProduceOptions& o) {
              host.delivered(), o.no_stamp ? "unstamped records" : "sender " + one_line(host.sender_name()));
   if (transactional) fmt::print(stderr, "; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
   if (aborted_open) fmt::print(stderr, " (the last one on the error)");
+  // A transaction neither committed nor aborted (a fatal error: fenced): in the log, but no
+  // read_committed reader ever sees its records, --report lines included.
+  if (transactional && host.in_transaction() && !aborted_open) {
+    fmt::print(stderr, "; the last one was not committed: read_committed readers never see its records");
+  }
   fmt::print(stderr, "\n");
   return outcome;
 }

@@ -29,6 +29,13 @@ namespace {
 
 std::string txn_error_text(rd_kafka_error_t* e) {
   std::string s = rd_kafka_error_string(e);
+  // librdkafka says "fenced by a newer instance" also when no other producer took the id:
+  // Kafka aborts a transaction open past transaction.timeout.ms and fences its producer.
+  if (rd_kafka_error_code(e) == RD_KAFKA_RESP_ERR__FENCED) {
+    s += " (fatal: another producer took the transactional id, or the transaction stayed open longer than "
+         "transaction.timeout.ms and Kafka aborted it)";
+    return s;
+  }
   if (rd_kafka_error_is_fatal(e)) s += " (fatal)";
   else if (rd_kafka_error_txn_requires_abort(e)) s += " (the transaction must be aborted)";
   else if (rd_kafka_error_is_retriable(e)) s += " (retriable)";
@@ -242,10 +249,17 @@ std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
     bool abortable = rd_kafka_error_txn_requires_abort(e);
     rd_kafka_error_destroy(e);
     if (commit && abortable) {
-      if (rd_kafka_error_t* e2 = rd_kafka_abort_transaction(rk_.get(), tmo)) rd_kafka_error_destroy(e2);
+      if (rd_kafka_error_t* e2 = rd_kafka_abort_transaction(rk_.get(), tmo)) {
+        rd_kafka_error_destroy(e2);
+      } else {
+        ++aborts_;
+        text += "; the transaction was aborted";
+      }
       in_txn_ = false;
     }
-    return std::unexpected(runtime_error(fmt::format("{}_transaction: {}", commit ? "commit" : "abort", text)));
+    return std::unexpected(runtime_error(fmt::format("{}_transaction for transactional id {}: {}",
+                                                     commit ? "commit" : "abort",
+                                                     quoted_excerpt(opts_.transactional_id.value_or("")), text)));
   }
   in_txn_ = false;
   if (opts_.stamp) stamper_->transaction_ended();

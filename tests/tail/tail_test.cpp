@@ -390,6 +390,31 @@ TEST_CASE("produce stopped by bad input counts and reports what reached Kafka") 
   CHECK(WEXITSTATUS(rc) == 1);
 }
 
+// causal-produce(1): a transaction Kafka aborted (open past transaction.timeout.ms, which
+// fences the producer) can be neither committed nor aborted; the summary says its records
+// are never seen, and the error names the transactional id and both causes of "fenced".
+// Kafka aborts a timed-out transaction at its next scan (every 10 s by default), so the input
+// stays open for 3 s of timeout plus a whole scan interval and some.
+// On 99cdb5b the summary said "0 transaction(s) committed, 0 aborted" and no more.
+TEST_CASE("produce says when its transaction was neither committed nor aborted") {
+  std::string topic = t::create_topic("produce-fenced", 1);
+  const std::string id = t::unique_name("fenced");
+  const std::string err = tmpdir() + "/fenced.err";
+  const std::string cmd = "(echo '{\"value\":\"inflight\"}'; sleep 16) | " + quote(causal_bin()) + " produce " +
+                          brokers() + " --sync --transactional-id " + id +
+                          " -X transaction.timeout.ms=3000 --timeout-ms 3000 " + topic + " >/dev/null 2>" + err;
+  const int rc = std::system(cmd.c_str());
+  const std::string text = slurp(err);
+  INFO(text);
+  CHECK(WEXITSTATUS(rc) == 1);
+  CHECK(text.find("0 transaction(s) committed, 0 aborted; the last one was not committed: read_committed readers "
+                  "never see its records") != std::string::npos);
+  CHECK(text.find("commit_transaction for transactional id '" + id + "'") != std::string::npos);
+  CHECK(text.find("or the transaction stayed open longer than transaction.timeout.ms") != std::string::npos);
+  Run read = run_causal("tail " + brokers() + " -e --format jsonl " + topic);
+  CHECK(read.out.empty());
+}
+
 // causal-decode(1): an unknown topic or partition is said at once, not after --timeout-ms.
 TEST_CASE("decode names an unknown topic or partition at once") {
   std::string topic = t::create_topic("decode-unknown", 1);
