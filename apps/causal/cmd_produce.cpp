@@ -236,7 +236,16 @@ Outcome run_produce(const ProduceOptions& o) {
 
   Names names;
   auto opened = kafka::ProducerHost::open(po, names);
-  if (!opened) return std::unexpected(opened.error());
+  if (!opened) {
+    // librdkafka's refusal of the message.timeout.ms that --timeout-ms sets (it must exceed
+    // linger.ms, 5 by default) is the user's option: a usage error that names it.
+    const std::string& m = opened.error().message;
+    if (m.starts_with("cannot create a Kafka producer") && m.find("`message.timeout.ms`") != std::string::npos) {
+      return std::unexpected(usage_error(
+          fmt::format("--timeout-ms {}: librdkafka refuses it as message.timeout.ms: {}", o.timeout_ms, m)));
+    }
+    return std::unexpected(opened.error());
+  }
   auto& host = **opened;
 
   fmt::memory_buffer report;

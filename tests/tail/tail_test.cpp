@@ -385,6 +385,11 @@ TEST_CASE("produce stopped by bad input counts and reports what reached Kafka") 
   CHECK(ctl.err.find("stdin line 2: a control line has no other fields: \"value\" beside \"transaction\"") !=
         std::string::npos);
 
+  // A --timeout-ms librdkafka refuses as message.timeout.ms (not above linger.ms, 5): exit 2.
+  Run tmo = run_causal("produce " + brokers() + " --timeout-ms 5 " + topic, "{\"value\":\"a\"}\n");
+  CHECK(tmo.code == 2);
+  CHECK(tmo.err.find("--timeout-ms 5: librdkafka refuses it as message.timeout.ms") != std::string::npos);
+
   // Standard input that cannot be read is exit 1, not an empty input.
   const int rc = std::system((quote(causal_bin()) + " produce " + brokers() + " " + topic + " < /tmp 2>/dev/null").c_str());
   CHECK(WEXITSTATUS(rc) == 1);
