@@ -454,7 +454,7 @@ class Printer {
     }
     out += fmt::format("  {} bytes\n", size);
     if (clock->origin) {
-      out += fmt::format("  {:<7} {}:{}\n", "origin", one_line(names_.sender_name(clock->origin->sender)),
+      out += fmt::format("  {:<7} {}:{}\n", "origin", text_escaped(names_.sender_name(clock->origin->sender)),
                          clock->origin->seq);
     }
     auto j = clock_to_json(*clock, names_);  // canonical order
@@ -464,7 +464,7 @@ class Printer {
     }
     for (const auto& c : j["seq_claims"]) {
       out += fmt::format("  {:<7} {}/{}#{}:{}\n", "seq", c["topic"].get<std::string>(), c["partition"].get<int>(),
-                         one_line(c["sender"].get<std::string>()), c["seq"].get<SeqNo>());
+                         text_escaped(c["sender"].get<std::string>()), c["seq"].get<SeqNo>());
     }
     if (!clock->origin && clock->empty()) out += "  (empty clock)\n";
     lit(out);
@@ -665,35 +665,44 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   auto listed = client->list_offsets(channel);
   if (!listed) return std::unexpected(listed.error());
   const kafka::ChannelOffsets span = listed->at(0);
-  const std::string open_txn =
+  // Records from the last stable offset to the log end are held back from read_committed
+  // readers by a transaction still open (they need not all belong to it).
+  const std::string held_back =
       span.lso < span.log_end
           ? (span.log_end - span.lso == 1
-                 ? fmt::format(" (offset {} is in a transaction still open)", span.lso)
-                 : fmt::format(" (offsets {}..{} are in a transaction still open)", span.lso, span.log_end - 1))
+                 ? fmt::format(" (offset {} is held back by a transaction still open)", span.lso)
+                 : fmt::format(" (offsets {}..{} are held back by a transaction still open)", span.lso,
+                               span.log_end - 1))
           : std::string();
+  // Nothing to read at `first`: the verdict is given at the end-of-partition event of a
+  // fetch at the log start or the last stable offset, since a fetch also checks that the
+  // topic may be read (Read), which the ListOffsets above (Describe) does not.
+  std::optional<std::string> at_end_note;
+  std::optional<Error> at_end_error;
   Offset first = src.first;
   if (first < span.log_start) {
     if (!src.range) {
-      return std::unexpected(runtime_error(fmt::format(
-          "{}@{}: below the log start {}: deleted by retention or DeleteRecords", where, src.first, span.log_start)));
+      at_end_error = runtime_error(fmt::format("{}@{}: below the log start {}: deleted by retention or DeleteRecords",
+                                               where, src.first, span.log_start));
+      first = span.lso;
+    } else {
+      fmt::print(stderr, "causal decode: {} starts at {}: offsets before it were deleted\n", where, span.log_start);
+      if (src.last && *src.last < span.log_start) {
+        at_end_note = "";
+        first = span.lso;
+      } else {
+        first = span.log_start;
+      }
     }
-    fmt::print(stderr, "causal decode: {} starts at {}: offsets before it were deleted\n", where, span.log_start);
-    if (src.last && *src.last < span.log_start) return {};
-    first = span.log_start;
   }
-  // Nothing to read from `first`: the verdict is given at the end-of-partition event of a
-  // fetch at the last stable offset, since a fetch also checks that the topic may be read
-  // (Read), which the ListOffsets above (Describe) does not.
-  std::optional<std::string> at_end_note;
-  std::optional<Error> at_end_error;
-  if (first >= span.lso) {
+  if (!at_end_note && !at_end_error && first >= span.lso) {
     if (src.range) {
       at_end_note = fmt::format("causal decode: {} ends at {}: nothing at or after {} to read{}\n", where, span.lso,
-                                first, open_txn);
+                                first, held_back);
     } else if (first < span.log_end) {
       at_end_error = runtime_error(fmt::format(
-          "{}@{}: in a transaction still open: the last stable offset is {} and the log ends at {}; decode reads "
-          "committed records only, this one once its transaction ends",
+          "{}@{}: held back by a transaction still open: the last stable offset is {} and the log ends at {}; "
+          "decode reads committed records only, and this one once every transaction open below it ends",
           where, first, span.lso, span.log_end));
     } else {
       at_end_error = runtime_error(
@@ -734,7 +743,9 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
             where, src.first, m->offset)));
       } else if (src.last && m->offset <= *src.last) {
         fmt::print(stderr, "causal decode: {} ends at {}, before the end of the range {}{}\n", where, m->offset,
-                   *src.last, open_txn);
+                   *src.last, held_back);
+      } else if (!src.last && !held_back.empty()) {
+        fmt::print(stderr, "causal decode: {} ends at {}{}\n", where, m->offset, held_back);  // A.. read to its end
       }
       break;
     }

@@ -17,6 +17,7 @@
 #include "causal/kafka/producer_host.hpp"
 #include "causal/kafka/text.hpp"
 #include "subcommands.hpp"
+#include "tail_format.hpp"
 
 namespace causal::cli {
 
@@ -58,6 +59,7 @@ void setup_produce(CLI::App& sub, Outcome& result) {
                      ->check(not_empty("sender identity"))
                      ->excludes(no_stamp);
   sub.add_option("--sender-prefix", o->sender_prefix, "Prefix of the generated sender identity")
+      ->check(not_empty("sender prefix"))
       ->excludes(sender)
       ->excludes(no_stamp);
   one_of(sub.add_option("--report", o->report, "Print one line per delivered record on stdout: jsonl"), {"jsonl"});
@@ -234,15 +236,29 @@ Outcome run_produce(const ProduceOptions& o) {
   po.stamp = !o.no_stamp;
   po.extra_defaults = {{"linger.ms", "20"}, {"batch.num.messages", "10000"}, {"queue.buffering.max.messages", "500000"}};
 
+  // The identity's bounds, said in the options' words (a sender is 1..255 bytes of UTF-8).
+  if (!o.sender.empty() && !valid_sender_name(o.sender)) {
+    return std::unexpected(
+        usage_error(fmt::format("--sender {}: a sender identity is 1..255 bytes of UTF-8", quoted_excerpt(o.sender))));
+  }
+  if (o.sender.empty() && !valid_sender_name(o.sender_prefix + "-0123456789abcdef")) {
+    return std::unexpected(usage_error(fmt::format(
+        "--sender-prefix {}: the identity PREFIX-<16 hex digits> must be 1..255 bytes of UTF-8 (a prefix of at most "
+        "238 bytes)",
+        quoted_excerpt(o.sender_prefix))));
+  }
+
   Names names;
   auto opened = kafka::ProducerHost::open(po, names);
   if (!opened) {
-    // librdkafka's refusal of the message.timeout.ms that --timeout-ms sets (it must exceed
-    // linger.ms, 5 by default) is the user's option: a usage error that names it.
+    // librdkafka's refusal of the message.timeout.ms that --timeout-ms sets (above
+    // linger.ms, 20 here unless -X sets it; at most transaction.timeout.ms) is about the
+    // user's option: a usage error that names it.
     const std::string& m = opened.error().message;
     if (m.starts_with("cannot create a Kafka producer") && m.find("`message.timeout.ms`") != std::string::npos) {
-      return std::unexpected(usage_error(
-          fmt::format("--timeout-ms {}: librdkafka refuses it as message.timeout.ms: {}", o.timeout_ms, m)));
+      return std::unexpected(usage_error(fmt::format(
+          "--timeout-ms {}{}, librdkafka's message.timeout.ms, is refused: {}", o.timeout_ms,
+          o.timeout_ms == 30000 ? " (the default)" : "", m)));
     }
     return std::unexpected(opened.error());
   }
@@ -382,7 +398,7 @@ Outcome run_produce(const ProduceOptions& o) {
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
   fmt::print(stderr, "causal produce: {} record{} sent, {} delivered, as {}", host.sent(), host.sent() == 1 ? "" : "s",
-             host.delivered(), o.no_stamp ? "unstamped records" : "sender " + one_line(host.sender_name()));
+             host.delivered(), o.no_stamp ? "unstamped records" : "sender " + text_escaped(host.sender_name()));
   if (transactional) fmt::print(stderr, "; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
   if (aborted_open) fmt::print(stderr, " (the last one on the error)");
   // A transaction neither committed nor aborted (a fatal error: fenced): in the log, but no

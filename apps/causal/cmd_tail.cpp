@@ -36,6 +36,10 @@ constexpr const char* kCommitInterrupted =
     "causal tail: interrupted again: exiting without the last commit and without leaving the group; what was "
     "delivered since the last commit is read again by the group's next member\n";
 
+constexpr const char* kPeriodicCommitInterrupted =
+    "causal tail: interrupted again: exiting without waiting for the commit in progress and without leaving the "
+    "group; what was delivered since the last commit that succeeded is read again by the group's next member\n";
+
 Outcome run_tail(const TailOptions& o);
 
 // The exit summary on stderr: counters, then per channel what is still held and why.
@@ -240,7 +244,7 @@ Outcome run_tail(const TailOptions& o) {
       // said, and tried again; only the last commit's failure is the exit status. It can
       // wait long on an absent coordinator; every record is written (flushed above), so a
       // second signal may end the run during it.
-      if (!g_stop) exit_on_second_signal(kCommitInterrupted);
+      if (!g_stop) exit_on_second_signal(kPeriodicCommitInterrupted);
       if (auto c = host.commit(); !c) writer.note(c.error().message);
       exit_on_second_signal(nullptr);
     }

@@ -488,19 +488,39 @@ void RecordWriter::text_bytes(const void* data, std::size_t size) {
     kafka::append_base64(out_, s);
     return;
   }
-  // One record per line: escape what would break the line or the terminal.
+  append_text_escaped(out_, s);  // one record per line: escape what would break the line or the terminal
+}
+
+std::string text_escaped(std::string_view s) {
+  fmt::memory_buffer b;
+  append_text_escaped(b, s);
+  return fmt::to_string(b);
+}
+
+void append_text_escaped(fmt::memory_buffer& out, std::string_view s) {
   const char* run = s.data();
-  for (const char* p = s.data(); p < s.data() + s.size(); ++p) {
+  const char* end = s.data() + s.size();
+  for (const char* p = s.data(); p < end; ++p) {
     auto c = static_cast<unsigned char>(*p);
-    if (c >= 0x20 && c != 0x7f && c != '\\') continue;
-    out_.append(run, p);
+    // A C1 control is 0xC2 followed by 0x80..0x9F in UTF-8.
+    const bool c1 = c == 0xc2 && p + 1 < end && (static_cast<unsigned char>(p[1]) & 0xe0) == 0x80;
+    if (c >= 0x20 && c != 0x7f && c != '\\' && !c1) continue;
+    out.append(run, p);
     run = p + 1;
-    if (c == '\n') append(out_, "\\n");
-    else if (c == '\t') append(out_, "\\t");
-    else if (c == '\\') append(out_, "\\\\");
-    else appendf(out_, "\\x{:02x}", c);
+    if (c1) {
+      appendf(out, "\\xc2\\x{:02x}", static_cast<unsigned char>(p[1]));
+      run = ++p + 1;
+    } else if (c == '\n') {
+      append(out, "\\n");
+    } else if (c == '\t') {
+      append(out, "\\t");
+    } else if (c == '\\') {
+      append(out, "\\\\");
+    } else {
+      appendf(out, "\\x{:02x}", c);
+    }
   }
-  out_.append(run, s.data() + s.size());
+  out.append(run, end);
 }
 
 void RecordWriter::append_released_by(const Delivery& d) {

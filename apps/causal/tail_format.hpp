@@ -90,6 +90,12 @@ class JsonNames {
 void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names& names);
 // Appends fmt::format("{:.3f}", micros / 1000.0): held_ms of a record line.
 void append_millis(fmt::memory_buffer& out, std::int64_t micros);
+// Appends valid UTF-8 `s` for a text line a terminal shows: '\n', '\t' and '\\' escaped
+// as such, every other C0 byte, DEL and each byte of a C1 control (U+0080..U+009F, which
+// some terminals act on) as \xNN; the rest as it is. Distinct inputs stay distinct.
+void append_text_escaped(fmt::memory_buffer& out, std::string_view s);
+// The same, as a string.
+std::string text_escaped(std::string_view s);
 
 class RecordWriter : public kafka::HostObserver {
  public:

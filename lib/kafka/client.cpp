@@ -26,10 +26,29 @@ std::string ClientLog::with_cause(std::string message) const {
 
 void ClientLog::add(std::string line, bool is_error) {
   std::lock_guard lock(mu_);
+  // "librdkafka FAIL: [thrd:NAME]: <reason>": kept for add_error (the last 32).
+  if (constexpr std::string_view fail = "librdkafka FAIL: "; line.starts_with(fail)) {
+    if (auto sep = line.find("]: ", fail.size()); sep != std::string::npos) {
+      if (recent_fail_.size() == 32) recent_fail_.erase(recent_fail_.begin());
+      recent_fail_.push_back(line.substr(sep + 3));
+    }
+  }
   if (is_error) last_error_ = line;
   if (line == last_line_) return;  // librdkafka repeats connection failures every backoff
   last_line_ = line;
   if (lines_.size() < 1000) lines_.push_back(std::move(line));
+}
+
+void ClientLog::add_error(std::string line, std::string_view reason) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = std::find(recent_fail_.begin(), recent_fail_.end(), reason); it != recent_fail_.end()) {
+      recent_fail_.erase(it);
+      last_error_ = std::move(line);
+      return;
+    }
+  }
+  add(std::move(line), true);
 }
 
 std::string ClientLog::partition_gone() const {
@@ -64,9 +83,9 @@ void handle_client_error(int err, const char* reason, ClientLog& log) {
   if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
     log.set_partition_gone(scrub_secrets(reason));
   }
-  log.add(fmt::format("librdkafka: {} ({})", scrub_secrets(reason),
-                      rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
-          true);
+  const std::string text = scrub_secrets(reason);
+  log.add_error(fmt::format("librdkafka: {} ({})", text, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
+                text);
 }
 
 namespace {

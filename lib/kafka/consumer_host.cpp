@@ -672,6 +672,11 @@ std::expected<void, Error> ConsumerHost::poll() {
   // the partition away at the next rebalance.
   if (!im.member) {
     if (std::string gone = im.log.partition_gone(); !gone.empty()) {
+      // librdkafka's "TOPIC [P]: ..." in the topic/partition form every message uses.
+      if (auto open = gone.find(" ["), close = gone.find("]: "); open != std::string::npos && close != std::string::npos &&
+                                                                   open < close) {
+        gone = gone.substr(0, open) + "/" + gone.substr(open + 2, close - open - 2) + gone.substr(close + 1);
+      }
       return std::unexpected(runtime_error(fmt::format(
           "a partition read no longer exists on the brokers at {} (its topic deleted?): {}", im.brokers, gone)));
     }

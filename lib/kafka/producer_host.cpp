@@ -52,10 +52,20 @@ void ProducerHost::dr_cb(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* 
   if (m->err) {
     if (!self->failed_) {
       auto no = denied(m->err, "Write", "topic", rd_kafka_topic_name(m->rkt));
+      // An old epoch in a transaction: Kafka aborted it (open past transaction.timeout.ms) or
+      // another producer took the transactional id; said, as the commit's fencing is.
+      const bool epoch = m->err == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH ||
+                         m->err == RD_KAFKA_RESP_ERR_PRODUCER_FENCED || m->err == RD_KAFKA_RESP_ERR__FENCED;
+      const std::string why =
+          epoch && self->opts_.transactional_id
+              ? fmt::format(" (the transaction of transactional id {} was ended by Kafka: it stayed open longer than "
+                            "transaction.timeout.ms, or another producer took the id)",
+                            quoted_excerpt(*self->opts_.transactional_id))
+              : std::string();
       self->failed_ = runtime_error(no ? *no
-                                       : fmt::format("{}: delivery failed (brokers {}): {}",
+                                       : fmt::format("{}: delivery failed (brokers {}): {}{}",
                                                      self->names_.channel_text(p.sink), self->brokers_,
-                                                     rd_kafka_err2str(m->err)));
+                                                     rd_kafka_err2str(m->err), why));
     }
     return;
   }

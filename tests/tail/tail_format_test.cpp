@@ -184,3 +184,17 @@ TEST_CASE("held_ms is fmt's {:.3f} of microseconds / 1000") {
     CHECK(fmt::to_string(b) == fmt::format("{:.3f}", static_cast<double>(us) / 1000.0));
   }
 }
+
+// Text lines (tail --format text, decode --format text, produce's summary): distinct senders
+// print distinctly (a backslash is escaped, so a literal "\x01" differs from the byte), and no
+// C0 or C1 control reaches the terminal raw. On 6355891 decode printed both as a\x01b, and
+// U+009B (CSI) went out raw everywhere.
+TEST_CASE("text_escaped escapes backslashes, C0 and C1 controls, and keeps other UTF-8") {
+  using causal::cli::text_escaped;
+  CHECK(text_escaped("a\\x01b") == "a\\\\x01b");
+  CHECK(text_escaped(std::string("a\x01" "b")) == "a\\x01b");
+  CHECK(text_escaped("line\nnext\ttab\x7f") == "line\\nnext\\ttab\\x7f");
+  CHECK(text_escaped("\xc2\x9b" "1m\xc2\x85") == "\\xc2\\x9b1m\\xc2\\x85");
+  CHECK(text_escaped("caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac") == "caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac");
+  CHECK(text_escaped("") == "");
+}

@@ -41,7 +41,7 @@ if gone "$reader" 20; then
   wait "$reader"
   rc=$?
   [[ $rc == 1 ]] && ok || bad "exit $rc after the topic was deleted, want 1: $(cat "$TMP/err")"
-  grep -q "^causal: a partition read no longer exists on the brokers at $B (its topic deleted?): $topic \[[01]\]" \
+  grep -q "^causal: a partition read no longer exists on the brokers at $B (its topic deleted?): $topic/[01]: desired partition is no longer available" \
     "$TMP/err" && ok || bad "the error does not name the deleted partition: $(cat "$TMP/err")"
   grep -q "^causal tail: 2 delivered (2 printed) of 2 received;" "$TMP/err" && ok ||
     bad "no counters line: $(cat "$TMP/err")"

@@ -12,6 +12,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,11 @@ class ClientLog {
   // `message` with the last error appended as its cause, " (<line>)", when there is one.
   std::string with_cause(std::string message) const;
   void add(std::string line, bool is_error);
+  // An error line from librdkafka's error callback, `reason` its text. librdkafka logs a
+  // broker failure (facility FAIL, on its thread) and reports it to the error callback too
+  // (on the application's, later): when one of the last FAIL lines said `reason`, this line
+  // only becomes the last error, so the failure is said once.
+  void add_error(std::string line, std::string_view reason);
   // The first error librdkafka reported for a partition that no longer exists in the cluster
   // (_UNKNOWN_PARTITION or _UNKNOWN_TOPIC: its topic was deleted, say), or "". librdkafka
   // 2.0.2 reports it through the error callback only, never as a consumer event.
@@ -47,6 +53,7 @@ class ClientLog {
   std::string last_line_;
   std::string last_error_;
   std::string partition_gone_;
+  std::vector<std::string> recent_fail_;  // what the last FAIL lines said, for add_error
 };
 
 // Makes `log` the conf's opaque and sends librdkafka's log and error callbacks (warnings
