@@ -99,6 +99,9 @@ CAUSAL_BROKERS= usage "no Kafka brokers given" tail orders
 CAUSAL_BROKERS= usage "no Kafka brokers given" decode orders/3@1041
 usage "an empty broker list" tail -b '' orders
 usage "the sender identity is empty" produce --sender '' orders
+usage "the sender prefix is empty" produce --sender-prefix '' orders
+usage "--sender 'sss" produce -b 127.0.0.1:1 --sender "$(printf 's%.0s' {1..256})" orders
+usage "(a prefix of at most 238 bytes)" produce -b 127.0.0.1:1 --sender-prefix "$(printf 's%.0s' {1..239})" orders
 
 # The broker named in an error is the one in effect: bootstrap.servers from -F here (and
 # it wins over $CAUSAL_BROKERS, a default from the environment), never localhost:9092.
