@@ -168,6 +168,12 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   return h;
 }
 
+bool ProducerHost::fenced() const {
+  const rd_kafka_resp_err_t e = rd_kafka_fatal_error(rk_.get(), nullptr, 0);
+  return e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
+         e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
+}
+
 ProducerHost::~ProducerHost() {
   if (rk_) {
     if (in_txn_) {

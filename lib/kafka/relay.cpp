@@ -42,6 +42,7 @@ std::expected<std::unique_ptr<Relay>, Error> Relay::open(const RelayOptions& opt
   r->opts_ = opts;
   r->transform_ = std::move(transform);
   r->notes_ = notes;
+  r->names_ = &names;
   r->bridge_ = std::make_unique<Bridge>();
   r->bridge_->relay = r.get();
   auto out = ProducerHost::open(opts.output, names);
@@ -104,13 +105,18 @@ std::expected<void, Error> Relay::emit() {
 
 std::expected<void, Error> Relay::recover(const Error& why) {
   delivered_.clear();
-  // Fatal: fenced, or the producer is gone. The relay stops, and the cause that led here is
-  // said with it (a note saying "rewinding" would not be true).
+  // Fatal: fenced, or the producer is gone. Fenced, a new producer takes the id back
+  // (reopen_output); otherwise the relay stops, and the cause that led here is said with it
+  // (a note saying "rewinding" would not be true).
   if (auto a = output_->abort_and_forget(); !a) {
-    return std::unexpected(Error{a.error().code, fmt::format("{}; it was aborting the transaction after: {}",
-                                                             a.error().message, why.message)});
+    if (!output_->fenced()) {
+      return std::unexpected(Error{a.error().code, fmt::format("{}; it was aborting the transaction after: {}",
+                                                               a.error().message, why.message)});
+    }
+    if (auto r = reopen_output(a.error(), why); !r) return r;
+  } else if (notes_) {
+    notes_->note(fmt::format("transaction aborted ({}); rewinding to the committed offsets", why.message));
   }
-  if (notes_) notes_->note(fmt::format("transaction aborted ({}); rewinding to the committed offsets", why.message));
   ++counters_.aborted;
   in_transaction_ = 0;
   uncommitted_ = 0;
@@ -120,6 +126,36 @@ std::expected<void, Error> Relay::recover(const Error& why) {
   if (auto r = input_->impl_->rewind(); !r) {
     if (notes_) notes_->note(fmt::format("rewind failed ({}); trying again", r.error().message));
     input_->impl_->generation_pending = true;
+  }
+  return {};
+}
+
+// Kafka fences a producer whose transaction stayed open past transaction.timeout.ms (a
+// broker outage that long, say) as it does one whose id another producer took. Kafka Streams
+// answers both by making the producer again; so does the relay, once: fenced again within a
+// minute means another live process uses the id, and the relay stops rather than fence it
+// back in turn. The new producer is a new sender; its stamps carry what the old one's claimed.
+// Its transaction was aborted by Kafka, so the rewind that follows (recover) loses nothing.
+std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error& why) {
+  const auto now = std::chrono::steady_clock::now();
+  if (last_reopen_ && now - *last_reopen_ < std::chrono::minutes(1)) {
+    return std::unexpected(Error{fenced.code, fmt::format("{}; fenced again within a minute of taking transactional "
+                                                          "id {} back: another process uses it",
+                                                          fenced.message, *opts_.output.transactional_id)});
+  }
+  Clock claimed = output_->stamper().current_clock();
+  output_.reset();  // its transaction is Kafka's to abort; nothing of it is committed
+  auto out = ProducerHost::open(opts_.output, *names_);
+  if (!out) return std::unexpected(out.error());
+  output_ = std::move(*out);
+  output_->stamper().carry(claimed);
+  output_->stamper().set_gate(&input_->gate());
+  last_reopen_ = now;
+  ++counters_.reopened;
+  if (notes_) {
+    notes_->note(fmt::format("transaction aborted ({}), and the output producer was fenced ({}): a new producer took "
+                             "transactional id {} back; rewinding to the committed offsets",
+                             why.message, fenced.message, *opts_.output.transactional_id));
   }
   return {};
 }

@@ -113,6 +113,9 @@ class ProducerHost {
   // the failed delivery is cleared. Errors: a fatal producer error (fenced, ...).
   std::expected<void, Error> abort_and_forget();
   bool in_transaction() const { return in_txn_; }
+  // The producer's fatal error is a fencing (another producer took the transactional id, or
+  // Kafka aborted a transaction open past transaction.timeout.ms): only a new producer goes on.
+  bool fenced() const;
 
   // Stamps and produces one record. REQUIRES (transactional): a transaction is open.
   // Errors: an earlier failed delivery, an unknown topic, a full queue that does not drain

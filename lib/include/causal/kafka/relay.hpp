@@ -84,6 +84,7 @@ struct RelayCounters {
   std::uint64_t emitted = 0;     // records sent, over every attempt
   std::uint64_t committed = 0;   // transactions committed
   std::uint64_t aborted = 0;     // transactions aborted (each followed by a rewind)
+  std::uint64_t reopened = 0;    // output producers made again after Kafka fenced one
 };
 
 class Relay {
@@ -104,12 +105,16 @@ class Relay {
 
   const RelayCounters& counters() const { return counters_; }
   ConsumerHost& input() { return *input_; }
+  // The current output producer: a new one after a re-open (see recover), so a reference
+  // is good until the next poll() or commit().
   ProducerHost& output() { return *output_; }
 
  private:
   struct Bridge;
   Relay() = default;
   std::expected<void, Error> recover(const Error& why);
+  // After Kafka fenced the output producer: a new one with the same transactional id.
+  std::expected<void, Error> reopen_output(const Error& fenced, const Error& why);
   std::expected<void, Error> emit();  // transforms and sends delivered_
 
   RelayOptions opts_;
@@ -124,6 +129,8 @@ class Relay {
   std::chrono::steady_clock::time_point transaction_started_{};
   std::chrono::steady_clock::time_point last_commit_{};  // of the last committed transaction
   std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
+  Names* names_ = nullptr;              // Relay::open's, for a re-opened output
+  std::optional<std::chrono::steady_clock::time_point> last_reopen_;
 };
 
 }  // namespace causal::kafka
