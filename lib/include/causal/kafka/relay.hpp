@@ -27,8 +27,10 @@
 // Errors: a failed send, commit or rebalance commit aborts the transaction (its records are
 // never visible to read_committed consumers), rewinds the member to the committed offsets
 // (a new generation: everything after them is delivered and transformed again), counts an
-// abort and goes on. A fatal producer error (fenced: another relay took the transactional
-// id, or the group moved on) ends the relay: poll() returns it.
+// abort and goes on. A fenced producer (Kafka aborted a transaction open past
+// transaction.timeout.ms, or another process took the transactional id) is made again once
+// (reopen_output, counters().reopened); fenced again within a minute, or any other fatal
+// producer error, ends the relay: poll() returns it.
 //
 // Thread-safety: none; one thread drives a Relay.
 #pragma once
