@@ -763,12 +763,20 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     seen_any = true;
     if (m->offset < src.first) continue;
     if (src.last && m->offset > *src.last) {
-      if (!src.range) {
+      if (at_end_error) {
+        result = std::unexpected(*at_end_error);
+      } else if (at_end_note) {
+        fmt::print(stderr, "{}", *at_end_note);
+      } else if (!src.range) {
         result = std::unexpected(runtime_error(fmt::format(
             "{}@{}: no business record at that offset (the next one is at {})", where, src.first, m->offset)));
       }
       break;
     }
+    // A record to decode: the offsets moved since they were asked (a transaction ended), and
+    // a verdict taken from them no longer holds.
+    at_end_note.reset();
+    at_end_error.reset();
     Where w;
     w.topic = src.topic;
     w.partition = src.partition;
