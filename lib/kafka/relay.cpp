@@ -143,6 +143,12 @@ std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error
                                                           "id {} back: another process uses it",
                                                           fenced.message, *opts_.output.transactional_id)});
   }
+  // The old sender's sends of the fenced transaction that were never acknowledged were never
+  // committed (Kafka aborted the transaction): a claim on them, harmless on the old sender's
+  // own records (rule 6), would hold every record of the new sender at its readers for good.
+  // Dropped first, as after any abandoned transaction; acknowledged ones are claimed by offset
+  // only, which a reader's position passes over the aborted batch.
+  output_->stamper().transaction_abandoned();
   Clock claimed = output_->stamper().current_clock();
   output_.reset();  // its transaction is Kafka's to abort; nothing of it is committed
   auto out = ProducerHost::open(opts_.output, *names_);

@@ -1,12 +1,17 @@
 // The relay survives Kafka fencing its output producer for a transaction left open past
 // transaction.timeout.ms (docs/library.md, the relay's *Errors*): a new producer takes the
-// transactional id back, the input is read again from the committed offsets, and the output
-// holds every input record exactly once. On 8205cba the relay stopped there with "fenced by a
-// newer instance" (an audit saw a 75 s broker pause do it with the 60 s default).
+// transactional id back, the input is read again from the committed offsets, the output holds
+// every input record exactly once, and a causal reader of the output delivers every one of
+// them. On 8205cba the relay stopped there with "fenced by a newer instance" (an audit saw a
+// 75 s broker pause do it with the 60 s default); on fed3b75 it went on, but the new sender's
+// stamps claimed the old sender's sends that were in flight at the fencing, never committed,
+// so a reader of the output held every later record for good (helper-25's audit).
 //
-// Here the transaction is held open on purpose: max_transaction 20 s against a transaction
-// timeout of 3 s, so Kafka aborts it at its next scan (every 10 s by default) and the relay
-// meets the fencing at its commit. About 25 s on the test broker.
+// Here a first transaction commits (the old sender's sends 1..4), then one is held open on
+// purpose: max_transaction 20 s against a transaction timeout of 3 s, so Kafka aborts it at
+// its next scan (every 10 s by default). Two more input records arrive after that: their
+// sends (7, 8) fail with an old epoch and stay unacknowledged, and the commit at 20 s meets
+// the fencing. About 25 s on the test broker.
 #include <chrono>
 #include <map>
 #include <string>
@@ -33,7 +38,7 @@ TEST_CASE("relay: a producer fenced for a transaction open past transaction.time
           "or doubled",
           "[relay][broker]") {
   const std::string in = t::create_topic("reopen-in", 2);
-  const std::string out = t::create_topic("reopen-out", 1);
+  const std::string out = t::create_topic("reopen-out", 2);
   t::Producer p;
   p.send(in, {{"a", 0}, {"b", 1}, {"c", 0}, {"d", 1}});
 
@@ -46,17 +51,32 @@ TEST_CASE("relay: a producer fenced for a transaction open past transaction.time
   opts.output.timeout = 10s;
   opts.output.extra_defaults = {{"transaction.timeout.ms", "3000"}, {"message.timeout.ms", "3000"}};
   opts.max_transaction = 20s;  // longer than the transaction timeout and Kafka's abort scan
+  // a, c, e, g to out/0 and b, d, f, h to out/1: a claim on the old sender's sends to one
+  // partition, made by a record on the other, is one a reader enforces (claims on a record's
+  // own partition carry nothing, docs/protocol.md rule 6).
   auto copy = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
-    emit.push_back({out, -1, r.key, r.value.value_or("")});
+    const std::string v = r.value.value_or("");
+    emit.push_back({out, v.empty() ? 0 : (v[0] - 'a') % 2, r.key, v});
   };
   causal::Names names;
   Notes notes;
   auto relay = causal::kafka::Relay::open(opts, copy, names, &notes);
   REQUIRE(relay);
 
-  // The four are delivered and sent in one transaction, which stays open until its commit
-  // at 20 s meets the fencing; the relay re-makes its producer and reads the four again.
-  const auto deadline = std::chrono::steady_clock::now() + 45s;
+  // The four are delivered and committed: the old sender's sends 1..4 are in the output.
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + 55s;
+  while ((*relay)->counters().delivered < 4 && std::chrono::steady_clock::now() < deadline) REQUIRE((*relay)->poll());
+  REQUIRE((*relay)->commit());
+  // Two more, sent in a transaction that stays open; Kafka aborts it after 3 s, at its next
+  // scan (within 13 s).
+  p.send(in, {{"e", 0}, {"f", 1}});
+  while ((*relay)->counters().delivered < 6 && std::chrono::steady_clock::now() < deadline) REQUIRE((*relay)->poll());
+  const auto opened = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() < opened + 15s) REQUIRE((*relay)->poll());
+  REQUIRE((*relay)->counters().reopened == 0);
+  // Two more again: sent with the old epoch, refused, never acknowledged (sends 7 and 8).
+  p.send(in, {{"g", 0}, {"h", 1}});
   while ((*relay)->counters().reopened == 0 && std::chrono::steady_clock::now() < deadline) {
     auto r = (*relay)->poll();
     INFO(notes.text);
@@ -66,19 +86,35 @@ TEST_CASE("relay: a producer fenced for a transaction open past transaction.time
   REQUIRE((*relay)->counters().reopened == 1);
   CHECK(notes.text.find("a new producer took transactional id " + *opts.output.transactional_id + " back") !=
         std::string::npos);
-  // Delivered again, then committed at once (a second 20 s transaction would be fenced again).
-  while ((*relay)->counters().delivered < 8 && std::chrono::steady_clock::now() < deadline) REQUIRE((*relay)->poll());
-  CHECK((*relay)->counters().delivered == 8);
+  // e..h delivered again from the committed offsets, then committed at once (a second 20 s
+  // transaction would be fenced again).
+  const auto before = (*relay)->counters().delivered;
+  while ((*relay)->counters().delivered < before + 4 && std::chrono::steady_clock::now() < deadline) {
+    REQUIRE((*relay)->poll());
+  }
+  CHECK((*relay)->counters().delivered == before + 4);
   const auto committed = (*relay)->counters().committed;
   REQUIRE((*relay)->commit());
   CHECK((*relay)->counters().committed == committed + 1);
   CHECK((*relay)->counters().reopened == 1);
   relay->reset();
 
-  // Exactly once: the four inputs, each once, in the committed output.
+  // Exactly once: the eight inputs, each once, in the committed output.
   t::Consumer c;
-  c.assign(out, {0});
+  c.assign(out, {0, 1});
   std::map<std::string, int> seen;
   for (const auto& r : c.drain(15s)) ++seen[r.value];
-  CHECK(seen == std::map<std::string, int>{{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}});
+  CHECK(seen == std::map<std::string, int>{
+                    {"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}, {"h", 1}});
+
+  // And a causal reader of the output delivers all eight, holding nothing: no stamp claims a
+  // send of the fenced producer that was never committed.
+  causal::kafka::ConsumerOptions down;
+  down.connection.brokers = t::bootstrap();
+  down.channels.push_back({out, std::nullopt});
+  causal::Names down_names;
+  auto reader = causal::kafka::replay_to_lso(down, down_names, nullptr, 20s);
+  REQUIRE(reader);
+  CHECK((*reader)->gate().held_count() == 0);
+  CHECK((*reader)->gate().stats().delivered == 8);
 }
