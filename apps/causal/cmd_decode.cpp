@@ -716,6 +716,13 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     return std::unexpected(runtime_error(fmt::format("{}: cannot assign: {}", where, rd_kafka_err2str(e))));
   }
   Outcome result;
+  // The verdict taken from the listed offsets, given where the read ends: true when there
+  // was one.
+  const auto offsets_verdict = [&] {
+    if (at_end_error) result = std::unexpected(*at_end_error);
+    else if (at_end_note) fmt::print(stderr, "{}", *at_end_note);
+    return at_end_error || at_end_note;
+  };
   Clock clock;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms);
   bool seen_any = false;
@@ -732,11 +739,8 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     if (!m) continue;
     kafka::MessagePtr msg(m);
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      if (at_end_error) {
-        result = std::unexpected(*at_end_error);
-      } else if (at_end_note) {
-        fmt::print(stderr, "{}", *at_end_note);
-      } else if (!src.range) {
+      if (offsets_verdict()) break;
+      if (!src.range) {
         result = std::unexpected(runtime_error(fmt::format(
             "{}@{}: no business record at that offset (the partition ends at {}; markers and aborted records are not "
             "business records)",
@@ -763,11 +767,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     seen_any = true;
     if (m->offset < src.first) continue;
     if (src.last && m->offset > *src.last) {
-      if (at_end_error) {
-        result = std::unexpected(*at_end_error);
-      } else if (at_end_note) {
-        fmt::print(stderr, "{}", *at_end_note);
-      } else if (!src.range) {
+      if (!offsets_verdict() && !src.range) {
         result = std::unexpected(runtime_error(fmt::format(
             "{}@{}: no business record at that offset (the next one is at {})", where, src.first, m->offset)));
       }

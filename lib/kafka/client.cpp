@@ -26,17 +26,19 @@ std::string ClientLog::with_cause(std::string message) const {
 
 void ClientLog::add(std::string line, bool is_error) {
   std::lock_guard lock(mu_);
-  // "librdkafka FAIL: [thrd:NAME]: <reason>": kept for add_error (the last 32).
-  if (constexpr std::string_view fail = "librdkafka FAIL: "; line.starts_with(fail)) {
-    if (auto sep = line.find("]: ", fail.size()); sep != std::string::npos) {
-      if (recent_fail_.size() == 32) recent_fail_.erase(recent_fail_.begin());
-      recent_fail_.push_back(line.substr(sep + 3));
-    }
-  }
   if (is_error) last_error_ = line;
   if (line == last_line_) return;  // librdkafka repeats connection failures every backoff
   last_line_ = line;
   if (lines_.size() < 1000) lines_.push_back(std::move(line));
+}
+
+void ClientLog::add_fail(std::string line, std::string_view reason, bool is_error) {
+  {
+    std::lock_guard lock(mu_);
+    if (recent_fail_.size() == 32) recent_fail_.erase(recent_fail_.begin());  // the last 32 are enough
+    recent_fail_.emplace_back(reason);
+  }
+  add(std::move(line), is_error);
 }
 
 void ClientLog::add_error(std::string line, std::string_view reason) {
@@ -59,6 +61,7 @@ std::string ClientLog::partition_gone() const {
 void ClientLog::set_partition_gone(std::string line) {
   std::lock_guard lock(mu_);
   if (partition_gone_.empty()) partition_gone_ = std::move(line);
+  any_gone_.store(true, std::memory_order_release);
 }
 
 bool ClientLog::take_debug(const char*, const char*) { return false; }
@@ -76,14 +79,24 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
     fmt::print(stderr, "%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), scrub_secrets(buf));
     return;
   }
-  if (level <= 4) log.add(fmt::format("librdkafka {}: {}", fac, scrub_secrets(buf)), level <= 3);
+  if (level > 4) return;
+  const std::string text = scrub_secrets(buf);
+  std::string line = fmt::format("librdkafka {}: {}", fac, text);
+  // A broker failure: librdkafka also reports it to the error callback (add_error), whose
+  // reason is this line's text after "[thrd:NAME]: ".
+  if (const auto sep = text.find("]: "); std::string_view(fac) == "FAIL" && text.starts_with("[thrd:") &&
+                                         sep != std::string::npos) {
+    log.add_fail(std::move(line), std::string_view(text).substr(sep + 3), level <= 3);
+    return;
+  }
+  log.add(std::move(line), level <= 3);
 }
 
 void handle_client_error(int err, const char* reason, ClientLog& log) {
-  if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
-    log.set_partition_gone(scrub_secrets(reason));
-  }
   const std::string text = scrub_secrets(reason);
+  if (err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+    log.set_partition_gone(text);
+  }
   log.add_error(fmt::format("librdkafka: {} ({})", text, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))),
                 text);
 }

@@ -319,13 +319,8 @@ ConsumerHost::~ConsumerHost() {
     //    aborts in the sticky assignor (an assertion on its empty state, librdkafka issue
     //    #4312, fixed in 2.3.0). The answer can arrive during the close, so every member
     //    configured with cooperative-sticky that got no assignment counts: its handle,
-    //    already closed (it left the group), is not destroyed, and its threads end with the
-    //    process. It logs nothing more, since its log callback's target goes away with this
-    //    object.
-    if (impl_->sticky_assignor && !impl_->assignment_received) {
-      rd_kafka_set_log_level(rk, 0);
-      (void)impl_->rk.release();
-    }
+    //    already closed (it left the group), is kept from destroy.
+    if (impl_->sticky_assignor && !impl_->assignment_received) impl_->keep_from_destroy();
   }
   if (gate_) {
     for (ChannelId c : gate_->scope()) {
@@ -345,12 +340,8 @@ ConsumerHost::~ConsumerHost() {
   // A fault of librdkafka 2.0.2, fixed in 2.6.1 (its PR #4724): a partition removed from the
   // cluster while it was read keeps a reference to itself in its fetch queue, and
   // rd_kafka_destroy then waits forever for a broker thread that cannot end. Such a handle,
-  // already closed, is not destroyed (its threads end with the process), and logs nothing
-  // more, since its log callback's target goes away with this object.
-  if (impl_->rk && !impl_->log.partition_gone().empty()) {
-    rd_kafka_set_log_level(impl_->rk.get(), 0);
-    (void)impl_->rk.release();
-  }
+  // already closed, is kept from destroy.
+  if (impl_->rk && impl_->log.any_partition_gone()) impl_->keep_from_destroy();
 }
 
 Offset ConsumerHost::position_signal(ChannelId ch) const {
@@ -670,7 +661,7 @@ std::expected<void, Error> ConsumerHost::poll() {
   // A partition read here was removed from the cluster (its topic deleted, say): a runtime
   // failure, as an unknown partition at start is. A member is not stopped: the group takes
   // the partition away at the next rebalance.
-  if (!im.member) {
+  if (!im.member && im.log.any_partition_gone()) {
     if (std::string gone = im.log.partition_gone(); !gone.empty()) {
       // librdkafka's "TOPIC [P]: ..." in the topic/partition form every message uses.
       if (auto open = gone.find(" ["), close = gone.find("]: "); open != std::string::npos && close != std::string::npos &&

@@ -47,6 +47,14 @@ struct ConsumerHost::Impl : GateObserver {
   ConsumerHost* host = nullptr;
   MemberLog log;
   HandlePtr rk;
+
+  // A closed handle that librdkafka 2.0.2 cannot destroy (it would abort or hang; the callers
+  // say which fault): not destroyed, its threads end with the process, and it logs nothing
+  // more, since its log callback's target (`log`) goes away with this object.
+  void keep_from_destroy() {
+    rd_kafka_set_log_level(rk.get(), 0);
+    (void)rk.release();
+  }
   rd_kafka_queue_t* queue = nullptr;
   HandlePtr lookup_rk;
   std::string brokers;

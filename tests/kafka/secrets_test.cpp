@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "causal/kafka/authorization.hpp"
+#include "causal/kafka/client.hpp"
 #include "causal/kafka/config.hpp"
 #include "causal/kafka/config_file.hpp"
 
@@ -86,4 +87,22 @@ TEST_CASE("a refused ACL is named by operation, kind, resource and Kafka's error
   CHECK_FALSE(denied(RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED, "Read", "topic", "t"));
   CHECK_FALSE(denied(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART, "Read", "topic", "t"));
   CHECK_FALSE(denied(RD_KAFKA_RESP_ERR_NO_ERROR, "Read", "topic", "t"));
+}
+
+// A broker failure is logged by librdkafka (facility FAIL, "[thrd:NAME]: <reason>") and
+// reported to the error callback with the same reason: said once, and the error callback's
+// line is the last error that messages quote. Before d30fdd7 both lines were printed.
+TEST_CASE("a FAIL log line and the error callback's report of it are said once") {
+  causal::kafka::ClientLog log;
+  const char* reason = "127.0.0.1:9/1: Connect to ipv4#127.0.0.1:9 failed: Connection refused (after 0ms in state CONNECT)";
+  causal::kafka::handle_client_log(nullptr, 3, "FAIL", (std::string("[thrd:127.0.0.1:9/bootstrap]: ") + reason).c_str(),
+                                   log);
+  causal::kafka::handle_client_error(RD_KAFKA_RESP_ERR__TRANSPORT, reason, log);
+  const auto lines = log.take();
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].starts_with("librdkafka FAIL: [thrd:127.0.0.1:9/bootstrap]: 127.0.0.1:9/1: Connect"));
+  CHECK(log.last_error() == std::string("librdkafka: ") + reason + " (_TRANSPORT)");
+  // Another error, not logged as FAIL, is said.
+  causal::kafka::handle_client_error(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, "1/1 brokers are down", log);
+  CHECK(log.take() == std::vector<std::string>{"librdkafka: 1/1 brokers are down (_ALL_BROKERS_DOWN)"});
 }

@@ -7,6 +7,7 @@
 // thread; it locks. A ClientLog must outlive every handle created with it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <expected>
 #include <functional>
@@ -45,7 +46,12 @@ class ClientLog {
   // (_UNKNOWN_PARTITION or _UNKNOWN_TOPIC: its topic was deleted, say), or "". librdkafka
   // 2.0.2 reports it through the error callback only, never as a consumer event.
   std::string partition_gone() const;
+  // Whether partition_gone() is not "": a lock-free read, for a check made at every poll.
+  bool any_partition_gone() const { return any_gone_.load(std::memory_order_acquire); }
   void set_partition_gone(std::string line);
+  // A log line of facility FAIL (a broker failure), `reason` its text after librdkafka's
+  // "[thrd:NAME]: ": added, and remembered for add_error.
+  void add_fail(std::string line, std::string_view reason, bool is_error);
 
  private:
   mutable std::mutex mu_;
@@ -53,6 +59,7 @@ class ClientLog {
   std::string last_line_;
   std::string last_error_;
   std::string partition_gone_;
+  std::atomic<bool> any_gone_{false};
   std::vector<std::string> recent_fail_;  // what the last FAIL lines said, for add_error
 };
 
