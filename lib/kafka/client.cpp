@@ -119,6 +119,11 @@ void route_client_log(rd_kafka_conf_t* conf, ClientLog& log) {
   rd_kafka_conf_set_error_cb(conf, error_cb);
 }
 
+Error client_refused(std::string_view kind, const char* err) {
+  return usage_error(fmt::format("cannot create a Kafka {}: librdkafka refused the configuration: {}", kind,
+                                 scrub_secrets(err)));
+}
+
 std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const ConnectionOptions& conn,
                                             const std::vector<std::pair<std::string, std::string>>& defaults,
                                             ClientLog& log,
@@ -129,7 +134,7 @@ std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const Connecti
   if (tune) tune(conf->get());
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(type, conf->get(), err, sizeof err);
-  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", scrub_secrets(err))));
+  if (!rk) return std::unexpected(client_refused("client", err));
   (void)conf->release();  // rd_kafka_new took ownership
   return HandlePtr(rk);
 }

@@ -2,9 +2,12 @@
 #include "causal/excerpt.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -139,6 +142,33 @@ std::string bootstrap_of(rd_kafka_conf_t* conf) {
                                                                                          : std::string();
 }
 
+// The files an SSL client loads when librdkafka makes it. librdkafka 2.0.2 says only
+// "ssl.ca.location failed: error:05880002:x509 certificate routines::system lib" for a
+// missing CA file, without the path; checked here, the error names the property and the
+// path (shown unless the property's name makes it a secret, as ssl.key.location's does).
+// Only with an SSL security.protocol: otherwise librdkafka never opens them.
+std::expected<void, Error> check_ssl_files(rd_kafka_conf_t* conf) {
+  char value[4096];
+  std::size_t size = sizeof value;
+  if (rd_kafka_conf_get(conf, "security.protocol", value, &size) != RD_KAFKA_CONF_OK) return {};
+  std::string protocol = value;
+  std::transform(protocol.begin(), protocol.end(), protocol.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (protocol != "ssl" && protocol != "sasl_ssl") return {};
+  for (const char* key : {"ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.keystore.location",
+                          "ssl.crl.location"}) {
+    size = sizeof value;
+    if (rd_kafka_conf_get(conf, key, value, &size) != RD_KAFKA_CONF_OK || !*value) continue;
+    const std::string path = value;
+    if (std::string_view(key) == "ssl.ca.location" && path == "probe") continue;  // librdkafka's own search
+    if (::access(path.c_str(), R_OK) != 0) {
+      return std::unexpected(usage_error(
+          fmt::format("{} {}: cannot read it: {}", key, is_secret(key) ? std::string("[redacted]") : quoted_excerpt(path),
+                      std::strerror(errno))));
+    }
+  }
+  return {};
+}
+
 // make_conf without the reachability probe.
 std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
                                          const std::vector<std::pair<std::string, std::string>>& defaults) {
@@ -225,6 +255,7 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
     return std::unexpected(usage_error(fmt::format(
         "the brokers {} name no address: give HOST:PORT[,HOST:PORT...]", quoted_excerpt(boot))));
   }
+  if (auto r = check_ssl_files(conf.get()); !r) return std::unexpected(r.error());
   return conf;
 }
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -105,9 +107,15 @@ std::expected<std::optional<ConfigFile>, Error> load_config_file() {
     return std::unexpected(usage_error(
         fmt::format("$CAUSAL_CONFIG names {}, which does not exist (unset it or create the file)", path)));
   }
+  if (S_ISDIR(st.st_mode)) {
+    return std::unexpected(usage_error(fmt::format(
+        "the configuration file {} is a directory{}", path, named ? " ($CAUSAL_CONFIG names a file, not a directory)" : "")));
+  }
   std::ifstream in(path);
   if (!in || !S_ISREG(st.st_mode)) {
-    return std::unexpected(usage_error(fmt::format("cannot read the configuration file {}", path)));
+    return std::unexpected(usage_error(fmt::format("cannot read the configuration file {}{}", path,
+                                                   S_ISREG(st.st_mode) ? fmt::format(": {}", std::strerror(errno))
+                                                                       : std::string(" (not a regular file)"))));
   }
   std::ostringstream text;
   text << in.rdbuf();

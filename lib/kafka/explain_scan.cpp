@@ -32,7 +32,7 @@ std::expected<HandlePtr, Error> scanner(const ConnectionOptions& conn, const cha
     return std::unexpected(runtime_error(fmt::format("cannot set isolation.level: {}", err)));
   }
   rd_kafka_t* h = rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), err, sizeof err);
-  if (!h) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka consumer: {}", scrub_secrets(err))));
+  if (!h) return std::unexpected(client_refused("consumer", err));
   conf.value().release();
   return HandlePtr{h};
 }

@@ -41,7 +41,7 @@ std::expected<HandlePtr, Error> new_consumer(const ConnectionOptions& opts, cons
     return std::unexpected(runtime_error(fmt::format("cannot set isolation.level: {}", err)));
   }
   rd_kafka_t* h = rd_kafka_new(RD_KAFKA_CONSUMER, conf->get(), err, sizeof err);
-  if (!h) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka client: {}", scrub_secrets(err))));
+  if (!h) return std::unexpected(client_refused("client", err));
   conf.value().release();  // owned by the handle now
   return HandlePtr{h};
 }

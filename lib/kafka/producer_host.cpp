@@ -103,7 +103,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   });
   char err[512];
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), err, sizeof err);
-  if (!rk) return std::unexpected(runtime_error(fmt::format("cannot create a Kafka producer: {}", scrub_secrets(err))));
+  if (!rk) return std::unexpected(client_refused("producer", err));
   (void)conf->release();
   h->rk_.reset(rk);
 

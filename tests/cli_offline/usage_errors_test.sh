@@ -56,6 +56,14 @@ usage --sender produce -b 127.0.0.1:1 --sender x --sender-prefix y orders
 usage --no-stamp produce -b 127.0.0.1:1 --no-stamp --sender x orders
 usage --no-stamp produce -b 127.0.0.1:1 --no-stamp --sender-prefix y orders
 usage --input decode -b 127.0.0.1:1 orders/0@1 --input hex
+# An SSL file that cannot be read names its property and path (librdkafka says only
+# "ssl.ca.location failed: ... system lib"); a key path is a secret and is not shown.
+usage "ssl.ca.location '$TMP/no-ca.pem': cannot read it: No such file" \
+  baseline -b 127.0.0.1:1 -X security.protocol=ssl -X ssl.ca.location="$TMP/no-ca.pem" orders
+usage "ssl.key.location [redacted]: cannot read it" \
+  tail -b 127.0.0.1:1 -X security.protocol=SASL_SSL -X ssl.key.location="$TMP/no-key.pem" orders
+# The configuration file named by $CAUSAL_CONFIG is a directory.
+CAUSAL_CONFIG=$TMP usage "is a directory" baseline -b 127.0.0.1:1 orders
 # Sizes: digits with k, m or g; no sign, no other unit, no overflow.
 usage "'-1' is not a size" tail -b 127.0.0.1:1 --max-held-bytes -1 orders
 usage "'2t' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 2t orders

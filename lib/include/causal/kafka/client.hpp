@@ -75,6 +75,12 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
 // What route_client_log does with librdkafka's error callback: an error line into `log`.
 void handle_client_error(int err, const char* reason, ClientLog& log);
 
+// rd_kafka_new's refusal to make a client of `kind` ("client", "consumer", "producer"),
+// with its reason `err`: a usage error (exit 2), since what librdkafka checks there is the
+// configuration it was given (conflicting properties such as acks=1 with idempotence, an
+// SSL certificate or key it cannot load).
+Error client_refused(std::string_view kind, const char* err);
+
 // make_conf(conn, defaults), route_client_log(conf, log), then rd_kafka_new.
 // `tune`, when given, runs on the configuration last, before the handle is made (e.g. to
 // set a rebalance callback).
