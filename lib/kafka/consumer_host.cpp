@@ -207,7 +207,7 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return std::unexpected(runtime_error(fmt::format(
         "cannot reach the Kafka brokers at {} (metadata for topic {} within {} ms: {}); {}", brokers,
-        quoted_excerpt(topic), timeout.count(), rd_kafka_err2str(err), kCheckBrokers)));
+        quoted_excerpt(topic), timeout.count(), rd_kafka_err2str(err), check_brokers_after(timeout))));
   }
   std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> hold(md,
                                                                                           rd_kafka_metadata_destroy);

@@ -210,7 +210,7 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::partitions(const st
       err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) {
     return std::unexpected(runtime_error(log_->with_cause(fmt::format(
         "Kafka at {} did not answer ({}) when asked about topic {}: {}", brokers_, rd_kafka_err2str(err),
-        quoted_excerpt(topic), kCheckBrokers))));
+        quoted_excerpt(topic), check_brokers_after(std::chrono::milliseconds(timeout_ms_))))));
   }
   if (err) {
     return std::unexpected(runtime_error(fmt::format("cannot read metadata for topic {} from {}: {}", quoted_excerpt(topic), brokers_,

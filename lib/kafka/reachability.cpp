@@ -122,4 +122,11 @@ std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,
       "cannot reach the Kafka brokers at {}: {}; {}", bootstrap_servers, why, kCheckBrokers)));
 }
 
+std::string check_brokers_after(std::chrono::milliseconds waited) {
+  return fmt::format(
+      "check the broker list (-b, $CAUSAL_BROKERS, or bootstrap.servers from -X, -F or the configuration file), that "
+      "the brokers are up, and that {} ms (--timeout-ms) is long enough for them to answer",
+      waited.count());
+}
+
 }  // namespace causal::kafka

@@ -24,6 +24,10 @@ inline constexpr const char* kCheckBrokers =
     "check the broker list (-b, $CAUSAL_BROKERS, or bootstrap.servers from -X, -F or the configuration file) and "
     "that the brokers are up";
 
+// kCheckBrokers after a request that waited `waited` for its answer, which may have been too
+// short rather than the brokers down: it names the wait and --timeout-ms.
+std::string check_brokers_after(std::chrono::milliseconds waited);
+
 std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,
                                            std::chrono::milliseconds per_address = std::chrono::milliseconds(1500));
 
