@@ -304,13 +304,22 @@ Outcome explain_group(const ExplainOptions& o) {
     Offset start = c.offset.value_or(lo.log_start);
     if (!c.offset) notes.push_back(fmt::format("{}: the group has no committed offset; replayed from the log start {}",
                                                chan(c.channel), lo.log_start));
+    // A commit past the log end: a member starts at the log start without the commit's
+    // resolution state (docs/library.md), and so does the replay.
+    const bool past_end = c.offset && lo.log_end >= 0 && *c.offset > lo.log_end;
+    if (past_end) {
+      start = lo.log_start;
+      notes.push_back(fmt::format("{}: the committed offset {} is past the log end {} (the topic re-created, or its "
+                                  "log truncated?); a member starts at the log start {}, and so does this replay",
+                                  chan(c.channel), *c.offset, lo.log_end, lo.log_start));
+    }
     co.channels.push_back({c.channel.topic, c.channel.partition});
     kafka::StartRule rule;
     rule.scope = kafka::Selector{c.channel.topic, c.channel.partition};
     rule.position = {kafka::StartPosition::Kind::offset, start};
     co.start.push_back(rule);
     bool restored = false;
-    if (!c.metadata.empty() && (c.metadata.starts_with("causal1:") || c.metadata.starts_with("causal2:"))) {
+    if (!past_end && !c.metadata.empty() && (c.metadata.starts_with("causal1:") || c.metadata.starts_with("causal2:"))) {
       auto entries = decode_resolution_state(c.metadata, names);
       if (entries) {
         co.resolution_state.insert(co.resolution_state.end(), entries->begin(), entries->end());

@@ -227,28 +227,32 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
 
 // --- the host --------------------------------------------------------------------------
 
+std::expected<Offset, Error> ConsumerHost::Impl::high_watermark(const std::string& topic, std::int32_t partition,
+                                                                HandlePtr& uncommitted) {
+  if (!uncommitted) {
+    auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
+                         {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, log);
+    if (!u) return std::unexpected(u.error());
+    uncommitted = std::move(*u);
+  }
+  int64_t low = 0, high = 0;
+  auto e = query_watermarks(uncommitted.get(), topic, partition, &low, &high, static_cast<int>(opts.connect_timeout.count()));
+  if (e) {
+    return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}", topic,
+                                                     partition, brokers, rd_kafka_err2str(e))));
+  }
+  return high;
+}
+
 std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string& topic, std::int32_t partition,
                                                               const StartPosition& from,
                                                               const rd_kafka_topic_partition_t* committed,
                                                               Offset low, Offset lso,
                                                               std::optional<Offset> high, HandlePtr& uncommitted) {
   using K = StartPosition::Kind;
-  int tmo = static_cast<int>(opts.connect_timeout.count());
   auto high_wm = [&]() -> std::expected<Offset, Error> {
     if (high) return *high;
-    if (!uncommitted) {
-      auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
-                           {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, log);
-      if (!u) return std::unexpected(u.error());
-      uncommitted = std::move(*u);
-    }
-    int64_t l2 = 0, h2 = 0;
-    auto e = query_watermarks(uncommitted.get(), topic, partition, &l2, &h2, tmo);
-    if (e) {
-      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}",
-                                                       topic, partition, brokers, rd_kafka_err2str(e))));
-    }
-    return h2;
+    return high_watermark(topic, partition, uncommitted);
   };
   HostObserver* observer = host->observer_;
   switch (from.kind) {
@@ -276,7 +280,21 @@ std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string&
         return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(group), topic,
                                                          partition, rd_kafka_err2str(committed->err))));
       }
-      if (committed && committed->offset >= 0) return std::max<Offset>(committed->offset, low);
+      if (committed && committed->offset >= 0 && committed->offset <= lso) return std::max<Offset>(committed->offset, low);
+      if (committed && committed->offset >= 0) {
+        // Past the LSO: within the log up to the high watermark (a commit another tool made
+        // while a transaction was open); past it, the commit belongs to a log that is gone
+        // (see begin_generation) and the read starts at the log start, as without one.
+        auto h = high_wm();
+        if (!h) return std::unexpected(h.error());
+        if (committed->offset <= *h) return committed->offset;
+        if (observer) {
+          observer->note(fmt::format("{}/{}: group {}'s committed offset {} is past the log end {} (the topic "
+                                     "re-created, or its log truncated?); starting at the log start {}",
+                                     topic, partition, quoted_excerpt(group), committed->offset, *h, low));
+        }
+        return low;
+      }
       if (observer) {
         observer->note(fmt::format("{}/{}: group {} has no committed offset; starting at the log start {}", topic,
                                    partition, quoted_excerpt(group), low));

@@ -195,11 +195,15 @@ struct ConsumerHost::Impl : GateObserver {
   }
 
   LookupReport lookup(const LookupRequest& req);
+  // The partition's high watermark, from the read_uncommitted handle `uncommitted` (made
+  // on first use).
+  std::expected<Offset, Error> high_watermark(const std::string& topic, std::int32_t partition,
+                                              HandlePtr& uncommitted);
   // The baseline of topic/partition for start position `from`: `low` is its log start, `lso`
   // its last stable offset,
   // `committed` its element of a rd_kafka_committed answer (kind committed; may be null),
   // `high` its high watermark when already known, else `uncommitted` a read_uncommitted
-  // handle made on first need to ask it.
+  // handle made on first need to ask it. A commit past the high watermark starts at `low`.
   std::expected<Offset, Error> baseline_for(const std::string& topic, std::int32_t partition,
                                             const StartPosition& from, const rd_kafka_topic_partition_t* committed,
                                             Offset low, Offset lso, std::optional<Offset> high,
@@ -242,8 +246,9 @@ struct ConsumerHost::Impl : GateObserver {
   enum class InFlight { skip, wait };
   // The member's commit: frontier + 1 of every channel with its resolution state as metadata.
   std::expected<void, Error> commit(InFlight in_flight);
-  // Whether some assigned channel's frontier + 1 is past its last commit: also true when
-  // only transaction markers or aborted records moved the frontier, with nothing delivered.
+  // Whether some assigned channel's frontier + 1 differs from its last commit: past it (also
+  // when only transaction markers or aborted records moved the frontier, with nothing
+  // delivered), or below a commit past the log end, which the next commit replaces.
   bool frontier_past_commit() const;
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts);
   // Seeks the channels `which` (assigned, in the gate) back to their baselines.

@@ -137,7 +137,18 @@ std::expected<void, Error> ConsumerHost::commit() {
 bool ConsumerHost::rebalancing() const { return impl_->member && !impl_->log.join.committable(); }
 
 CommittedState ConsumerHost::Impl::committed_state(const rd_kafka_topic_partition_t& c) {
-  if (c.metadata_size == 0) return {};
+  if (c.metadata_size == 0) {
+    // Every commit of a causal node carries its state ("causal1:" even when empty): a commit
+    // without metadata was written by another tool (kafka-consumer-groups --reset-offsets,
+    // a plain consumer), which drops the state the last causal commit saved.
+    if (c.offset >= 0 && host->observer_) {
+      host->observer_->note(fmt::format(
+          "{}/{}: the commit at {} carries no resolution state (another tool wrote it, such as "
+          "kafka-consumer-groups --reset-offsets); claims on sends below it are {}",
+          c.topic, c.partition, c.offset, opts.lookups ? "looked up" : "held (lookups are off)"));
+    }
+    return {};
+  }
   std::string_view text(static_cast<const char*>(c.metadata), c.metadata_size);
   auto saved = decode_committed_state(text, host->names_);
   if (saved) return std::move(*saved);
@@ -195,9 +206,20 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
     }
     StartPosition from{StartPosition::Kind::committed, 0};
     Offset baseline = c->offset;
-    if (c->offset < 0 || c->offset < low) {
+    // A commit past the log end (the LSO can be below a commit another tool made, the high
+    // watermark cannot) belongs to a log that is gone: the topic was deleted and re-created,
+    // or its log truncated. Started there, librdkafka would reset the fetch to the log start
+    // and the replay guard would drop every record below the commit: records lost. It is
+    // treated as a commit below the log start is: the start rules, without its metadata.
+    std::optional<Offset> past_end;
+    if (c->offset > lso) {
+      auto high = high_watermark(p.topic, p.partition, uncommitted);
+      if (!high) return std::unexpected(high.error());
+      if (c->offset > *high) past_end = *high;
+    }
+    if (c->offset < 0 || c->offset < low || past_end) {
       from = start_for(opts, p.topic, p.partition);
-      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, std::nullopt, uncommitted);
+      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, past_end, uncommitted);
       if (!b) return std::unexpected(b.error());
       baseline = *b;
       if (host->observer_) {
@@ -205,6 +227,10 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
             c->offset < 0
                 ? fmt::format("{}/{}: group {} has no committed offset; starting at {} ({})", p.topic, p.partition,
                               quoted_excerpt(*opts.group), baseline, to_string(from))
+            : past_end
+                ? fmt::format("{}/{}: the committed offset {} is past the log end {} (the topic re-created, or its log "
+                              "truncated?); starting at {} ({}) without the commit's resolution state",
+                              p.topic, p.partition, c->offset, *past_end, baseline, to_string(from))
                 : fmt::format("{}/{}: the committed offset {} is below the log start {}; starting at {} ({})", p.topic,
                               p.partition, c->offset, low, baseline, to_string(from)));
       }
@@ -252,7 +278,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
 bool ConsumerHost::Impl::frontier_past_commit() const {
   const Gate& gate = *host->gate_;
   return std::any_of(assignment.begin(), assignment.end(),
-                     [&](ChannelId c) { return gate.frontier(c) + 1 > committed_at[c]; });
+                     [&](ChannelId c) { return gate.frontier(c) + 1 != committed_at[c]; });
 }
 
 std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
