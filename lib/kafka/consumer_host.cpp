@@ -610,6 +610,12 @@ std::expected<void, Error> ConsumerHost::poll() {
     n = 0;
     if (auto r = im.seek_to_baselines(im.assignment); !r) return r;
   }
+  if (im.log.any_offset_reset() || im.log_restart) {
+    if (auto r = im.check_offset_resets(); !r) {
+      for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
+      return r;
+    }
+  }
   if (im.rebalance_error) {
     Error e = *im.rebalance_error;
     im.rebalance_error.reset();
@@ -729,6 +735,32 @@ std::expected<void, Error> ConsumerHost::poll() {
   if (im.member && im.opts.commit_interval.count() > 0 && std::chrono::steady_clock::now() >= im.next_commit) {
     return im.commit(Impl::InFlight::skip);
   }
+  return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::check_offset_resets() {
+  for (const auto& r : log.take_offset_resets()) {
+    const ChannelId c = host->names_.channel(r.topic, r.partition);
+    auto& st = ch(c);
+    if (!st.assigned || st.failed || st.log_restarted) continue;
+    int64_t low = 0, high = 0;
+    if (auto err = query_watermarks(rk.get(), r.topic, r.partition, &low, &high,
+                                    static_cast<int>(opts.connect_timeout.count()));
+        err) {
+      low = 0;  // unknown: taken as a restart, the side that loses nothing
+    }
+    if (r.at < low) continue;  // retention passed the position: records gone, nothing dropped here
+    st.log_restarted = true;
+    if (!log_restart) {
+      log_restart = runtime_error(fmt::format(
+          "{}/{}: its log restarted below the position this consumer had reached (librdkafka found offset {} out of "
+          "range and reset the fetch to the log start {}: the topic deleted and re-created, or its log truncated?); "
+          "stopping, since the records now below {} would be taken for records already delivered and dropped{}",
+          r.topic, r.partition, r.at, low, r.at,
+          member ? "; nothing more is committed for it" : ""));
+    }
+  }
+  if (log_restart) return std::unexpected(*log_restart);
   return {};
 }
 

@@ -73,8 +73,18 @@ struct ConsumerHost::Impl : GateObserver {
     bool budget_paused = false;  // paused by the hold budget (not by fail_closed)
     Offset refetch_until = kNoOffset;  // records below it were dropped while paused: no position signal until received
     Offset woken_at = kNoOffset;  // Ch::returned when fetch_wake.cpp last woke the fetcher for it
+    bool log_restarted = false;  // its log restarted below `returned` (check_offset_resets): never committed again
   };
   std::vector<Ch> chans;  // by ChannelId
+  // librdkafka's offset resets (ClientLog::take_offset_resets) of channels read here: one at
+  // or above the log start means the partition's log restarted below the position reached
+  // (its topic deleted and re-created, its log truncated). The records now below that
+  // position would be dropped as replays (records lost), so it is a runtime failure, kept
+  // in `log_restart` and returned by every later poll(); the channel is never committed
+  // again, since its frontier is a position in the old log. A reset below the log start
+  // (retention passed the position) is librdkafka's warning alone, as before.
+  std::expected<void, Error> check_offset_resets();
+  std::optional<Error> log_restart;
   rd_kafka_topic_partition_list_t* positions = nullptr;
   std::vector<ChannelId> position_channels;  // parallel to positions->elems
 

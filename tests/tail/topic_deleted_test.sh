@@ -85,5 +85,42 @@ else
   bad "the member stopped when its topic was deleted: $(cat "$TMP/merr")"
 fi
 
+# 3. A group member whose topic is deleted and re-created while it runs (before the group
+# notices): librdkafka finds the old position out of range and reads the new log from its
+# start, whose records the replay guard took for records already delivered. On d251731 the
+# member dropped them silently, then delivered and committed the records above the old
+# position, exit 0 (helper-26). Now it stops with exit 1 naming the partition, commits
+# nothing more for it, and the group's next run delivers the new log whole.
+topic=recreated-$$-$RANDOM
+group=recreated-$$-$RANDOM
+create_topic "$topic" 1 || bad "cannot create $topic"
+printf '{"value":"one"}\n{"value":"two"}\n{"value":"three"}\n' | "$CAUSAL" produce "$topic" >/dev/null 2>"$TMP/p.err" ||
+  bad "produce: $(cat "$TMP/p.err")"
+"$CAUSAL" tail --group "$group" --commit --format jsonl "$topic" >"$TMP/rout" 2>"$TMP/rerr" &
+member=$!
+pids+=("$member")
+wait_lines "$TMP/rout" 3 || bad "the member did not print the three records: $(cat "$TMP/rerr")"
+delete_topic "$topic" || bad "cannot delete $topic"
+create_topic "$topic" 1 || bad "cannot re-create $topic"
+printf '{"value":"n1"}\n{"value":"n2"}\n' | "$CAUSAL" produce "$topic" >/dev/null 2>"$TMP/p.err" ||
+  bad "produce to the re-created topic: $(cat "$TMP/p.err")"
+if gone "$member" 30; then
+  wait "$member"
+  rc=$?
+  [[ $rc == 1 ]] && ok || bad "member exit $rc after its topic was re-created, want 1: $(cat "$TMP/rerr")"
+  grep -q "^causal: $topic/0: its log restarted below the position this consumer had reached (librdkafka found offset 3 out of range" \
+    "$TMP/rerr" && ok || bad "the error does not name the restarted partition: $(cat "$TMP/rerr")"
+else
+  bad "the member still runs 30 s after its topic was re-created: $(cat "$TMP/rerr")"
+  kill -INT "$member"
+  gone "$member" 10
+fi
+jq -e -s 'map(.value) == ["one", "two", "three"]' "$TMP/rout" >/dev/null && ok ||
+  bad "the member printed more than the old log's three records: $(cat "$TMP/rout")"
+timeout 60 "$CAUSAL" tail --group "$group" --commit -e --format jsonl "$topic" >"$TMP/again" 2>"$TMP/aerr"
+rc=$?
+[[ $rc == 0 ]] && jq -e -s 'map(.value) == ["n1", "n2"]' "$TMP/again" >/dev/null && ok ||
+  bad "the group's next run (exit $rc) did not deliver the new log whole: $(cat "$TMP/again" "$TMP/aerr")"
+
 echo "$passes passed, $fails failed"
 ((fails == 0))
