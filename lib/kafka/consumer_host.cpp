@@ -404,6 +404,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
       known = partitions_of.emplace(sel.topic, *n).first;
     }
     const int n = known->second;
+    if (!sel.partition) im.whole_topics[sel.topic] = n;
     if (sel.partition && *sel.partition >= n) {
       return std::unexpected(runtime_error(fmt::format("topic {} has {} partition{}; partition {} does not exist",
                                                        quoted_excerpt(sel.topic), n, n == 1 ? "" : "s", *sel.partition)));
@@ -675,6 +676,7 @@ std::expected<void, Error> ConsumerHost::poll() {
         continue;
       }
     }
+    if (!im.whole_topics.empty() && !r.clock.empty()) im.note_unread_partitions(r.clock);
     im.charge(c, m);  // before receive: the gate may deliver (and discharge) it at once
     if (!gate.receive(std::move(r))) {  // replay: dropped
       im.discharge(c, m);
@@ -736,6 +738,24 @@ std::expected<void, Error> ConsumerHost::poll() {
     return im.commit(Impl::InFlight::skip);
   }
   return {};
+}
+
+void ConsumerHost::Impl::note_unread_partitions(const Clock& clock) {
+  const Names& names = host->names_;
+  auto check = [&](ChannelId c) {
+    if ((c < unread_checked.size() && unread_checked[c]) || host->gate_->consumes(c)) return;
+    if (c >= unread_checked.size()) unread_checked.resize(c + 1, false);
+    unread_checked[c] = true;
+    const auto it = whole_topics.find(names.channel_topic(c));
+    if (it == whole_topics.end() || names.channel_partition(c) < it->second || !host->observer_) return;
+    host->observer_->note(fmt::format(
+        "{}: a record claims this partition, which topic {} did not have when this consumer started ({} "
+        "partition{}): it is not read, so claims on it are ignored (protocol rule 7) and records that claim it are "
+        "delivered without waiting for it; restart the consumer to read it",
+        names.channel_text(c), quoted_excerpt(it->first), it->second, it->second == 1 ? "" : "s"));
+  };
+  for (const auto& o : clock.offsets()) check(o.channel);
+  for (const auto& s : clock.seqs()) check(s.channel);
 }
 
 std::expected<void, Error> ConsumerHost::Impl::check_offset_resets() {

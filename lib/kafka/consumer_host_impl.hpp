@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -84,6 +85,13 @@ struct ConsumerHost::Impl : GateObserver {
   // again, since its frontier is a position in the old log. A reset below the log start
   // (retention passed the position) is librdkafka's warning alone, as before.
   std::expected<void, Error> check_offset_resets();
+  // A reader without a group reads the partitions its whole topics had at open. Partitions
+  // added later are not read: claims on them are ignored (rule 7), so records that claim
+  // them are delivered without waiting. Said through the observer's note, once per such
+  // partition, when a received clock first claims it (before the record reaches the gate).
+  void note_unread_partitions(const Clock& clock);
+  std::map<std::string, int, std::less<>> whole_topics;  // topic read whole -> its partitions at open
+  std::vector<bool> unread_checked;                      // by ChannelId: not consumed, already looked at
   std::optional<Error> log_restart;
   rd_kafka_topic_partition_list_t* positions = nullptr;
   std::vector<ChannelId> position_channels;  // parallel to positions->elems

@@ -13,6 +13,7 @@
 // sends (7, 8) fail with an old epoch and stay unacknowledged, and the commit at 20 s meets
 // the fencing. About 25 s on the test broker.
 #include <chrono>
+#include <expected>
 #include <map>
 #include <string>
 #include <thread>
@@ -117,4 +118,42 @@ TEST_CASE("relay: a producer fenced for a transaction open past transaction.time
   REQUIRE(reader);
   CHECK((*reader)->gate().held_count() == 0);
   CHECK((*reader)->gate().stats().delivered == 8);
+}
+
+// A record the transform got wrong fails the same way after every rewind: the relay stops
+// with the usage error, its transaction aborted, nothing of it in the output. On fd5a5d6 it
+// aborted and rewound for ever, poll() never failing (helper-27: 13 aborts in 4 s).
+TEST_CASE("relay: a transform writing to a partition its topic does not have ends the relay, nothing written",
+          "[relay][broker]") {
+  const std::string in = t::create_topic("badpart-in", 1);
+  const std::string out = t::create_topic("badpart-out", 2);
+  t::Producer p;
+  p.send(in, {{"a", 0}, {"b", 0}});
+
+  causal::kafka::RelayOptions opts;
+  opts.input.connection.brokers = opts.output.connection.brokers = t::bootstrap();
+  opts.input.group = t::unique_name("badpart");
+  opts.input.channels.push_back({in, std::nullopt});
+  opts.output.transactional_id = t::unique_name("badpart-txn");
+  opts.output.sink_topics = {out};
+  auto to_seven = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
+    emit.push_back({out, 7, r.key, r.value});  // partition 7 of a 2-partition topic
+  };
+  causal::Names names;
+  Notes notes;
+  auto relay = causal::kafka::Relay::open(opts, to_seven, names, &notes);
+  REQUIRE(relay);
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  std::expected<void, causal::Error> r;
+  int polls = 0;
+  while ((r = (*relay)->poll()) && std::chrono::steady_clock::now() < deadline) ++polls;
+  INFO(notes.text << " after " << polls << " polls");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == causal::Errc::usage);
+  CHECK(r.error().message.starts_with("the transform's output: topic '" + out +
+                                      "' has 2 partition(s); partition 7 does not exist"));
+  CHECK((*relay)->counters().aborted == 1);
+  relay->reset();
+  CHECK(t::high_watermark(out, 0) == 0);
+  CHECK(t::high_watermark(out, 1) == 0);
 }

@@ -782,6 +782,31 @@ TEST_CASE("a custody restatement is committed as causal2 metadata, and refused w
   CHECK(committed_with_metadata(H, U).first == RD_KAFKA_OFFSET_INVALID);
 }
 
+// A reader without a group reads the partitions its topics had when it started; a claim on a
+// partition added later is outside its scope and ignored (rule 7). On d251731 that was silent:
+// effects on the old partitions were printed before their cause on the new one, which tail
+// never read (helper-26). Now it is said once per partition. (A partition the topic never had
+// stands in for one added while tail runs: the same check, without a race in the test.)
+TEST_CASE("a claim on a partition a topic did not have when tail started is said, once") {
+  std::string T = t::create_topic("tail-grown", 2);
+  produce(T + "/0", with_clock("e1", "origin=x:1 " + T + "/5@0") + with_clock("e2", "origin=x:2 " + T + "/5@1"),
+          "--no-stamp");
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl " + T);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(records(lines(r.out)).size() == 2);
+  const std::string note = "causal tail: " + T + "/5: a record claims this partition, which topic '" + T +
+                           "' did not have when this consumer started (2 partitions): it is not read";
+  const auto at = r.err.find(note);
+  CHECK(at != std::string::npos);
+  CHECK(r.err.find(note, at + 1) == std::string::npos);
+  // Not said for a partition tail was not asked to read (T/1 here): that is the scope asked for.
+  Run one = run_causal("tail " + brokers() + " -e --format jsonl " + T + "/0");
+  INFO(one.out << one.err);
+  CHECK(one.code == 0);
+  CHECK(one.err.find("a record claims this partition") == std::string::npos);
+}
+
 // A commit past the log end belongs to a log that is gone (a topic deleted and re-created,
 // a truncated log). On d251731 a member started there; librdkafka reset the fetch to the
 // log start and the replay guard dropped every record below the commit, exit 0, and the

@@ -30,7 +30,9 @@
 // abort and goes on. A fenced producer (Kafka aborted a transaction open past
 // transaction.timeout.ms, or another process took the transactional id) is made again once
 // (reopen_output, counters().reopened); fenced again within a minute, or any other fatal
-// producer error, ends the relay: poll() returns it.
+// producer error, ends the relay: poll() returns it. So does a record the transform got wrong
+// (a partition its topic does not have: send's usage error), after aborting the transaction:
+// it would fail the same way after every rewind.
 //
 // Thread-safety: none; one thread drives a Relay.
 #pragma once
