@@ -203,6 +203,12 @@ struct ConsumerHost::Impl : GateObserver {
     if (m->rkt) {  // a fetch refused: Read is what it needs
       if (auto no = denied(e, "Read", "topic", rd_kafka_topic_name(m->rkt))) return std::unexpected(runtime_error(*no));
     }
+    // A member's subscribed topic that a metadata refresh (topic.metadata.refresh.interval.ms)
+    // no longer finds: "Subscribed topic not available", its topic deleted.
+    if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART && member) {
+      return std::unexpected(runtime_error(fmt::format("{}: the topic is no longer on the brokers at {} (deleted?): {}",
+                                                       where, brokers, rd_kafka_message_errstr(m))));
+    }
     if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
         e == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION || e == RD_KAFKA_RESP_ERR__FATAL ||
         e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {

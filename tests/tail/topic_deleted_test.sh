@@ -3,8 +3,8 @@
 # and says which partition is gone, after writing every record it delivered. On a37778f it
 # went on reading nothing, and its exit after Ctrl-C hung in rd_kafka_destroy (librdkafka
 # 2.0.2: a removed partition's fetch queue keeps the handle alive, fixed in 2.6.1) until a
-# second Ctrl-C. A group member, whose group takes the partitions away instead, keeps
-# running, and its Ctrl-C exit does not hang either.
+# second Ctrl-C. A group member keeps running until librdkafka's next metadata refresh
+# finds the topic gone, then stops with exit 1; its Ctrl-C exit does not hang either.
 # Usage: topic_deleted_test.sh CAUSAL SRC BUILD (under the kafka_broker fixture)
 set -uo pipefail
 CAUSAL=${1:?causal binary}
@@ -83,6 +83,30 @@ if kill -0 "$member" 2>/dev/null; then
   fi
 else
   bad "the member stopped when its topic was deleted: $(cat "$TMP/merr")"
+fi
+
+# 2b. The member stops with exit 1 at librdkafka's next metadata refresh, which finds its
+# topic gone (causal-tail(1); docs/library.md said the group took the partition away and it
+# kept running, helper-27). The refresh interval is shortened to 3 s for the test.
+topic=deleted-$$-$RANDOM
+group=deleted-$$-$RANDOM
+create_topic "$topic" 1 || bad "cannot create $topic"
+echo '{"value":"one"}' | "$CAUSAL" produce "$topic" >/dev/null 2>"$TMP/p.err" || bad "produce: $(cat "$TMP/p.err")"
+"$CAUSAL" tail --group "$group" --commit --format jsonl -X topic.metadata.refresh.interval.ms=3000 "$topic" \
+  >"$TMP/bout" 2>"$TMP/berr" &
+member=$!
+pids+=("$member")
+wait_lines "$TMP/bout" 1 || bad "the member did not print the record: $(cat "$TMP/berr")"
+delete_topic "$topic" || bad "cannot delete $topic"
+if gone "$member" 20; then
+  wait "$member"
+  rc=$?
+  [[ $rc == 1 ]] && grep -q "^causal: $topic/0: the topic is no longer on the brokers at $B (deleted?): " "$TMP/berr" && ok ||
+    bad "member exit $rc after its topic was deleted, want 1 naming it: $(cat "$TMP/berr")"
+else
+  bad "the member still runs 20 s after its topic was deleted, with a 3 s metadata refresh: $(cat "$TMP/berr")"
+  kill -INT "$member"
+  gone "$member" 10
 fi
 
 # 3. A group member whose topic is deleted and re-created while it runs (before the group
