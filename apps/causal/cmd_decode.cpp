@@ -769,7 +769,9 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     if (src.last && m->offset > *src.last) {
       if (!offsets_verdict() && !src.range) {
         result = std::unexpected(runtime_error(fmt::format(
-            "{}@{}: no business record at that offset (the next one is at {})", where, src.first, m->offset)));
+            "{}@{}: no business record at that offset (the next one is at {}; a transaction marker, an aborted "
+            "record, or a record compaction removed)",
+            where, src.first, m->offset)));
       }
       break;
     }

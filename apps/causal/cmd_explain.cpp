@@ -359,6 +359,24 @@ Outcome explain_group(const ExplainOptions& o) {
   for (const auto& m : desc->members) facts.members.push_back({m.member_id, m.client_id, m.host});
   facts.left_out_topics = left_out;
   facts.ignored_claims = progress.ignored();
+  // Whether each topic is compacted: compaction removes records from inside the log, so a
+  // send not found may have been removed (diagnosis: send_not_in_log, not not_appended).
+  std::vector<std::string> scope_topics;
+  for (const auto& lo : *offsets) {
+    if (std::find(scope_topics.begin(), scope_topics.end(), lo.channel.topic) == scope_topics.end()) {
+      scope_topics.push_back(lo.channel.topic);
+    }
+  }
+  const auto policies = client->cleanup_policies(scope_topics);
+  for (const auto& topic : scope_topics) {
+    if (!policies.contains(topic)) {
+      fmt::print(stderr,
+                 "causal explain: the configuration of topic {} could not be read (DescribeConfigs): whether it is "
+                 "compacted is not known, and a claimed send that compaction removed would be diagnosed as not "
+                 "appended\n",
+                 quoted_excerpt(topic));
+    }
+  }
   for (const auto& lo : *offsets) {
     ChannelFacts f;
     f.topic = lo.channel.topic;
@@ -367,6 +385,9 @@ Outcome explain_group(const ExplainOptions& o) {
     f.lso = lo.lso;
     f.log_end = lo.log_end;
     f.caught_up = true;  // replay_to_lso returned: every channel reached its LSO
+    if (auto p = policies.find(lo.channel.topic); p != policies.end()) {
+      f.compacted = p->second.find("compact") != std::string::npos;
+    }
     if (lo.lso < lo.log_end) {
       auto ts = kafka::first_timestamp(o.conn, lo.channel, lo.lso, o.timeout_ms);
       if (!ts) return std::unexpected(ts.error());

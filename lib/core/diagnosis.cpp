@@ -526,8 +526,11 @@ class Diagnoser {
       return add_root(key_of(r.verdict, claim, std::nullopt), std::move(r));
     }
     bool open = cf && cf->lso && cf->log_end && *cf->lso < *cf->log_end;
-    // Records below a log start above 0 were deleted: the send may have been one of them.
-    bool trimmed = !open && cf && cf->log_start && *cf->log_start > 0;
+    // Records below a log start above 0 were deleted, and compaction removes records from
+    // anywhere below the active segment: the send may have been one of them.
+    const bool below_start = cf && cf->log_start && *cf->log_start > 0;
+    const bool compacted = cf && cf->compacted.value_or(false);
+    bool trimmed = !open && (below_start || compacted);
     Root r = root_at(src, head_offset, claim,
                      open ? Verdict::open_transaction : trimmed ? Verdict::send_not_in_log : Verdict::not_appended);
     r.drains_with_lookups = false;
@@ -547,11 +550,23 @@ class Diagnoser {
                               "to the baseline{}",
                               offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,
                               channel_text(t.topic, t.partition), *cf->log_start, scanned);
+      const std::string removed =
+          below_start && compacted
+              ? fmt::format("The log of {} starts at {}: the records below it were deleted (retention, DeleteRecords); "
+                            "its topic is also compacted (cleanup.policy {}), which removes a record whose key a later "
+                            "record has, from anywhere in the log.",
+                            channel_text(t.topic, t.partition), *cf->log_start, "compact")
+          : below_start
+              ? fmt::format("The log of {} starts at {}: the records below it were deleted (retention, DeleteRecords).",
+                            channel_text(t.topic, t.partition), *cf->log_start)
+              : fmt::format("The topic of {} is compacted (cleanup.policy compact): compaction removes a record whose "
+                            "key a later record has, from anywhere in the log.",
+                            channel_text(t.topic, t.partition));
       r.detail = fmt::format(
-          "The log of {} starts at {}: the records below it were deleted (retention, DeleteRecords). If the send was "
-          "one of them it never arrives, and the record stays held in every consumer, with lookups or without; if it "
-          "is not written yet, the record is held until it is. Ask the sender whether it wrote send #{} to {}.",
-          channel_text(t.topic, t.partition), *cf->log_start, claim.seq, channel_text(t.topic, t.partition));
+          "{} If the send was one of those removed it never arrives, and the record stays held in every consumer, "
+          "with lookups or without; if it is not written yet, the record is held until it is. Ask the sender whether "
+          "it wrote send #{} to {}.",
+          removed, claim.seq, channel_text(t.topic, t.partition));
     } else {
       r.summary = fmt::format("not appended: {} waits on sender '{}' send #{} to {}, not found on the channel{}",
                               offset_text(src.topic, src.partition, head_offset), claim.sender, claim.seq,

@@ -902,10 +902,12 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
     from_text = fmt::format("from timestamp {} (claiming record's {} minus {} ms)", since, *ts,
                             opts.max_transaction_duration.count());
   }
+  Offset log_start = kNoOffset;  // known when the scan would start there
   if (start < 0) {
     int64_t lo = 0, hi = 0;
     if (!query_watermarks(lookup_rk.get(), topic, partition, &lo, &hi, tmo)) {
       start = ts ? hi : lo;
+      if (!ts) log_start = lo;
     } else {
       start = 0;
     }
@@ -913,9 +915,15 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
   }
   if (start >= rep.baseline) {
     rd_kafka_topic_partition_list_destroy(l);
+    // A log start above 0 may have taken the send with it (retention, DeleteRecords): then
+    // it never arrives, which causal explain tells apart ("send not in log").
     rep.text = fmt::format("{}: nothing below the baseline {} to scan {}; the send is at or above the baseline, "
-                           "or not appended yet: waiting for it",
-                           what, rep.baseline, from_text);
+                           "or not appended yet{}: waiting for it",
+                           what, rep.baseline, from_text,
+                           log_start > 0 ? fmt::format(", or it lay below the log start {} and was deleted (then it "
+                                                       "never arrives: causal explain tells which)",
+                                                       log_start)
+                                         : std::string());
     return rep;
   }
   e->offset = start;

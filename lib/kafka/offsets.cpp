@@ -431,6 +431,36 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const 
   return d;
 }
 
+std::map<std::string, std::string> OffsetsClient::cleanup_policies(std::span<const std::string> topics) {
+  std::map<std::string, std::string> out;
+  if (topics.empty()) return out;
+  rd_kafka_t* h = committed_.get();
+  AdminOptionsPtr o = admin_options(h, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout_ms_);
+  QueuePtr q{rd_kafka_queue_new(h)};
+  std::vector<rd_kafka_ConfigResource_t*> resources;
+  for (const auto& t : topics) resources.push_back(rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, t.c_str()));
+  rd_kafka_DescribeConfigs(h, resources.data(), resources.size(), o.get(), q.get());
+  for (auto* r : resources) rd_kafka_ConfigResource_destroy(r);
+  rd_kafka_resp_err_t busy = RD_KAFKA_RESP_ERR_NO_ERROR;
+  auto ev = await_event(q.get(), timeout_ms_, "describing topic configurations", brokers_, busy);
+  if (!ev) return out;
+  const auto* res = rd_kafka_event_DescribeConfigs_result(ev->get());
+  if (!res) return out;
+  size_t cnt = 0;
+  const rd_kafka_ConfigResource_t** answers = rd_kafka_DescribeConfigs_result_resources(res, &cnt);
+  for (size_t i = 0; i < cnt; ++i) {
+    if (rd_kafka_ConfigResource_error(answers[i])) continue;
+    size_t n = 0;
+    const rd_kafka_ConfigEntry_t** entries = rd_kafka_ConfigResource_configs(answers[i], &n);
+    for (size_t k = 0; k < n; ++k) {
+      if (std::string_view(rd_kafka_ConfigEntry_name(entries[k])) != "cleanup.policy") continue;
+      const char* v = rd_kafka_ConfigEntry_value(entries[k]);
+      out[rd_kafka_ConfigResource_name(answers[i])] = v ? v : "";
+    }
+  }
+  return out;
+}
+
 std::expected<void, Error> OffsetsClient::alter_committed(const std::string& group, std::span<const NewOffset> offsets) {
   // Writing the same offsets again is harmless, so a busy coordinator's refusal is retried.
   return with_busy_retry(timeout_ms_, [&](rd_kafka_resp_err_t& busy) { return alter_committed_once(group, offsets, busy); });

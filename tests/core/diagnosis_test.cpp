@@ -362,6 +362,18 @@ TEST_CASE("a sequence claim located at or above the baseline waits for it to arr
   CHECK_FALSE(g.remedy.has_value());
   CHECK(g.drains_with_lookups == false);
   CHECK(to_json(gone)["roots"][0]["verdict"] == "send_not_in_log");
+  // From log start 0 on a compacted topic: compaction removes records from inside the log,
+  // so the send may have been removed there (an audit's compacted send was called "not
+  // appended", helper-26). A topic known not to be compacted stays "not appended".
+  f.channels[0].log_start = 0;
+  f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9, std::nullopt};
+  f.channels[0].compacted = true;
+  const auto compacted = diagnose(s, f);
+  const auto& k = root_of(compacted, "c", 0);
+  CHECK(k.verdict == Verdict::send_not_in_log);
+  CHECK(k.detail.find("is compacted (cleanup.policy compact)") != std::string::npos);
+  f.channels[0].compacted = false;
+  CHECK(root_of(diagnose(s, f), "c", 0).verdict == Verdict::not_appended);
 }
 
 TEST_CASE("a send not located says which end its scan stopped short of", "[diagnosis]") {

@@ -83,6 +83,10 @@ struct ChannelFacts {
   std::optional<std::int64_t> open_txn_since_ms;
   // The host consumed this channel up to its LSO: nothing below the LSO is left to fetch.
   bool caught_up = false;
+  // The topic's cleanup.policy includes compact: records anywhere below the active segment
+  // may have been removed (a later record had their key). nullopt: not known (the topic's
+  // configuration could not be read).
+  std::optional<bool> compacted;
 };
 
 // A lookup result: where sender's send `seq` to topic/partition sits.

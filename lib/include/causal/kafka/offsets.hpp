@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -125,6 +126,11 @@ class OffsetsClient {
   std::expected<std::vector<std::string>, Error> committed_topics(const std::string& group);
 
   std::expected<GroupDescription, Error> describe_group(const std::string& group);
+
+  // Each topic's cleanup.policy ("delete", "compact", "compact,delete"), by DescribeConfigs
+  // in one request. A topic whose answer is an error (DescribeConfigs refused by an ACL, say)
+  // is left out: the caller says what it did not learn.
+  std::map<std::string, std::string> cleanup_policies(std::span<const std::string> topics);
 
   // Writes `offsets` (with optional metadata, kept from `keep_metadata` when the caller
   // wants it) as the group's committed offsets. Errors name the partition that failed.
