@@ -443,7 +443,7 @@ class Diagnoser {
         "and frozen claims\"). Modelled here: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does "
         "not implement them), which stays held. A consumer WITH lookups (causal tail, the library's ConsumerHost with "
         "lookups on) locates the send below its baseline, accounts for the claim and drains. Rewinding {} to {} "
-        "or below makes the send arrive (the records of {} from there up to {} are delivered again).",
+        "or below makes the send arrive (the records of {} from there up to {} inclusive are delivered again).",
         channel_text(t.topic, t.partition), t.baseline, channel_text(t.topic, t.partition), at,
         channel_text(t.topic, t.partition), t.baseline - 1);
     r.drains_with_lookups = true;
