@@ -109,7 +109,7 @@ Exit status: 0 ok; 1 Kafka unreachable, unknown topic, other runtime failure; 2 
 
 void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, std::string_view prog, bool counters) {
   const Gate& g = host.gate();
-  const GateStats& s = g.stats();
+  const GateStats s = w.run_stats();
   if (counters) {
     fmt::print(stderr,
                "{}: {} delivered ({} printed) of {} received; {} held on arrival; bridges: {} at receive, {} "

@@ -116,8 +116,11 @@ class RecordWriter : public kafka::HostObserver {
   void lookup(const kafka::LookupReport& r) override;
   void failed_closed(const kafka::HeaderFailure& f) override;
   void note(std::string_view text) override;
-  // tail --group G --commit: each rebalance brings a new gate.
-  void gate_replaced(const Gate&, const Gate& g) override { gate_ = &g; }
+  // tail --group G --commit: each rebalance brings a new gate; the old one's counts are kept.
+  void gate_replaced(const Gate& old, const Gate& g) override;
+  // The gate counts of the whole run: every generation's gate, the current one included
+  // (records read again after a rebalance count again, as they are printed again).
+  GateStats run_stats() const;
 
   void begin();   // json: "["
   void finish();  // json: "]"; then flush
@@ -144,6 +147,7 @@ class RecordWriter : public kafka::HostObserver {
   Names& names_;
   JsonNames json_names_;
   const Gate* gate_ = nullptr;
+  GateStats replaced_;  // the counts of the gates replaced so far
   fmt::memory_buffer out_;
   std::uint64_t records_ = 0;
   std::uint64_t printed_ = 0;
