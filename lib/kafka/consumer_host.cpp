@@ -902,12 +902,12 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
     from_text = fmt::format("from timestamp {} (claiming record's {} minus {} ms)", since, *ts,
                             opts.max_transaction_duration.count());
   }
-  Offset log_start = kNoOffset;  // known when the scan would start there
+  Offset log_start = kNoOffset;
   if (start < 0) {
     int64_t lo = 0, hi = 0;
     if (!query_watermarks(lookup_rk.get(), topic, partition, &lo, &hi, tmo)) {
       start = ts ? hi : lo;
-      if (!ts) log_start = lo;
+      log_start = lo;
     } else {
       start = 0;
     }
@@ -915,6 +915,10 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
   }
   if (start >= rep.baseline) {
     rd_kafka_topic_partition_list_destroy(l);
+    if (log_start == kNoOffset) {
+      int64_t lo = 0, hi = 0;
+      if (!query_watermarks(lookup_rk.get(), topic, partition, &lo, &hi, tmo)) log_start = lo;
+    }
     // A log start above 0 may have taken the send with it (retention, DeleteRecords): then
     // it never arrives, which causal explain tells apart ("send not in log").
     rep.text = fmt::format("{}: nothing below the baseline {} to scan {}; the send is at or above the baseline, "

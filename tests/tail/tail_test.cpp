@@ -782,6 +782,36 @@ TEST_CASE("a custody restatement is committed as causal2 metadata, and refused w
   CHECK(committed_with_metadata(H, U).first == RD_KAFKA_OFFSET_INVALID);
 }
 
+// A lookup that finds nothing to scan because the log start is at or above the baseline
+// said only "the send is at or above the baseline, or not appended yet", although the log
+// start above 0 may have taken the send with it (helper-26: DeleteRecords below it). It now
+// names that case too.
+TEST_CASE("a lookup with nothing left to scan names a log start that may have taken the send") {
+  std::string T = t::create_topic("tail-deleted-send", 2);
+  produce(T + "/1", with_clock("s1", "origin=s:1") + with_clock("s2", "origin=s:2"), "--no-stamp");
+  {
+    t::HandlePtr admin = t::make_handle(RD_KAFKA_PRODUCER, {});
+    rd_kafka_topic_partition_list_t* before = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(before, T.c_str(), 1)->offset = 2;
+    rd_kafka_DeleteRecords_t* del = rd_kafka_DeleteRecords_new(before);
+    rd_kafka_topic_partition_list_destroy(before);
+    rd_kafka_queue_t* q = rd_kafka_queue_new(admin.get());
+    rd_kafka_DeleteRecords(admin.get(), &del, 1, nullptr, q);
+    rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 15000);
+    REQUIRE(ev != nullptr);
+    REQUIRE(rd_kafka_event_error(ev) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    rd_kafka_event_destroy(ev);
+    rd_kafka_queue_destroy(q);
+    rd_kafka_DeleteRecords_destroy(del);
+  }
+  produce(T + "/0", with_clock("a", "origin=x:1 " + T + "/1#s:1"), "--no-stamp");
+  Run r = run_causal("tail " + brokers() + " --from " + T + "/1=2 -e --format jsonl " + T);
+  INFO(r.out << r.err);
+  CHECK(r.code == 4);  // held: the send was deleted
+  CHECK(r.err.find("or it lay below the log start 2 and was deleted (then it never arrives: causal explain tells "
+                   "which)") != std::string::npos);
+}
+
 // A reader without a group reads the partitions its topics had when it started; a claim on a
 // partition added later is outside its scope and ignored (rule 7). On d251731 that was silent:
 // effects on the old partitions were printed before their cause on the new one, which tail
