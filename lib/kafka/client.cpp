@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <optional>
 #include <cstdio>
+#include <optional>
+#include <string_view>
 #include <thread>
 #include <utility>
 

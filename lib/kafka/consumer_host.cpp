@@ -767,7 +767,17 @@ std::expected<void, Error> ConsumerHost::Impl::check_offset_resets() {
     if (auto err = query_watermarks(rk.get(), r.topic, r.partition, &low, &high,
                                     static_cast<int>(opts.connect_timeout.count()));
         err) {
-      low = 0;  // unknown: taken as a restart, the side that loses nothing
+      // Cannot tell retention from a restart: stopped as for a restart, the side that loses
+      // nothing, saying what is not known.
+      st.log_restarted = true;
+      if (!log_restart) {
+        log_restart = runtime_error(fmt::format(
+            "{}/{}: librdkafka found offset {} out of range and reset the fetch to the log start, which could not be "
+            "read ({}): stopping, since if the log restarted below {} its records would be taken for records already "
+            "delivered and dropped{}",
+            r.topic, r.partition, r.at, rd_kafka_err2str(err), r.at, member ? "; nothing more is committed for it" : ""));
+      }
+      continue;
     }
     if (r.at < low) continue;  // retention passed the position: records gone, nothing dropped here
     st.log_restarted = true;
