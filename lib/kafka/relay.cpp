@@ -166,22 +166,30 @@ std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error
   return {};
 }
 
+std::expected<void, Error> Relay::stop(Error why) {
+  delivered_.clear();
+  (void)output_->abort_and_forget();
+  ++counters_.aborted;
+  in_transaction_ = 0;
+  uncommitted_ = 0;
+  return std::unexpected(Error{why.code, fmt::format("{}; the transaction is aborted and nothing of it committed",
+                                                     why.message)});
+}
+
 std::expected<void, Error> Relay::poll() {
-  if (auto r = input_->poll(); !r) return recover(r.error());
+  if (auto r = input_->poll(); !r) {
+    // An input partition whose log restarted (ConsumerHost::poll) stays failed: a rewind
+    // would read the old log's commit on the new log. The relay stops.
+    if (input_->impl_->log_restart) return stop(r.error());
+    return recover(r.error());
+  }
   if (auto e = emit(); !e) {
     // A record the transform got wrong (a partition its topic does not have: a usage error)
     // fails the same way after every rewind: the relay stops, its transaction aborted,
     // rather than abort and rewind into the same error for ever (helper-27 saw 13 aborts in
     // 4 s). A runtime error (an unknown topic, a failed delivery) may pass: rewound.
     if (e.error().code == Errc::usage) {
-      delivered_.clear();
-      (void)output_->abort_and_forget();
-      ++counters_.aborted;
-      in_transaction_ = 0;
-      uncommitted_ = 0;
-      return std::unexpected(Error{Errc::usage, fmt::format("the transform's output: {}; the transaction is aborted "
-                                                            "and nothing of it committed",
-                                                            e.error().message)});
+      return stop(Error{Errc::usage, fmt::format("the transform's output: {}", e.error().message)});
     }
     return recover(e.error());
   }

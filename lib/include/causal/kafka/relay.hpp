@@ -30,9 +30,10 @@
 // abort and goes on. A fenced producer (Kafka aborted a transaction open past
 // transaction.timeout.ms, or another process took the transactional id) is made again once
 // (reopen_output, counters().reopened); fenced again within a minute, or any other fatal
-// producer error, ends the relay: poll() returns it. So does a record the transform got wrong
-// (a partition its topic does not have: send's usage error), after aborting the transaction:
-// it would fail the same way after every rewind.
+// producer error, ends the relay: poll() returns it. So do, after aborting the transaction, a
+// record the transform got wrong (a partition its topic does not have: send's usage error)
+// and an input partition whose log restarted (ConsumerHost::poll): they would fail the same
+// way after every rewind.
 //
 // Thread-safety: none; one thread drives a Relay.
 #pragma once
@@ -117,6 +118,9 @@ class Relay {
   struct Bridge;
   Relay() = default;
   std::expected<void, Error> recover(const Error& why);
+  // A failure a rewind cannot get past: the transaction aborted, `why` returned (with the
+  // abort said), the relay stopped.
+  std::expected<void, Error> stop(Error why);
   // After Kafka fenced the output producer: a new one with the same transactional id.
   std::expected<void, Error> reopen_output(const Error& fenced, const Error& why);
   std::expected<void, Error> emit();  // transforms and sends delivered_
