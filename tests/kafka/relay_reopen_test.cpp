@@ -157,3 +157,61 @@ TEST_CASE("relay: a transform writing to a partition its topic does not have end
   CHECK(t::high_watermark(out, 0) == 0);
   CHECK(t::high_watermark(out, 1) == 0);
 }
+
+// An input topic deleted and re-created under a running relay: the member's log-restart
+// failure (ConsumerHost::poll) ends the relay, its transaction aborted. A rewind would have
+// started the partition at the old log's commit and failed again, for ever.
+TEST_CASE("relay: an input topic re-created under the relay ends it, its transaction aborted", "[relay][broker]") {
+  const std::string in = t::create_topic("recreated-in", 1);
+  const std::string out = t::create_topic("recreated-out", 1);
+  t::Producer p;
+  p.send(in, {{"a", 0}, {"b", 0}, {"c", 0}});
+
+  causal::kafka::RelayOptions opts;
+  opts.input.connection.brokers = opts.output.connection.brokers = t::bootstrap();
+  opts.input.group = t::unique_name("recreated");
+  opts.input.channels.push_back({in, std::nullopt});
+  opts.output.transactional_id = t::unique_name("recreated-txn");
+  opts.output.sink_topics = {out};
+  auto copy = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
+    emit.push_back({out, 0, r.key, r.value});
+  };
+  causal::Names names;
+  Notes notes;
+  auto relay = causal::kafka::Relay::open(opts, copy, names, &notes);
+  REQUIRE(relay);
+  const auto deadline = std::chrono::steady_clock::now() + 40s;
+  while ((*relay)->counters().delivered < 3 && std::chrono::steady_clock::now() < deadline) REQUIRE((*relay)->poll());
+  REQUIRE((*relay)->commit());
+
+  {  // delete the input topic, then create it again under the same name
+    t::HandlePtr admin = t::make_handle(RD_KAFKA_PRODUCER, {});
+    rd_kafka_DeleteTopic_t* del = rd_kafka_DeleteTopic_new(in.c_str());
+    rd_kafka_queue_t* q = rd_kafka_queue_new(admin.get());
+    rd_kafka_DeleteTopics(admin.get(), &del, 1, nullptr, q);
+    rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 15000);
+    REQUIRE(ev != nullptr);
+    REQUIRE(rd_kafka_event_error(ev) == RD_KAFKA_RESP_ERR_NO_ERROR);
+    rd_kafka_event_destroy(ev);
+    rd_kafka_queue_destroy(q);
+    rd_kafka_DeleteTopic_destroy(del);
+  }
+  for (int attempt = 0;; ++attempt) {
+    try {
+      t::create_topic_named(in, 1);
+      break;
+    } catch (const std::exception& e) {  // the deletion may still be under way
+      if (attempt == 20) FAIL("cannot re-create " << in << ": " << e.what());
+      std::this_thread::sleep_for(500ms);
+    }
+  }
+  p.send(in, {{"n1", 0}, {"n2", 0}});
+  std::expected<void, causal::Error> r;
+  while ((r = (*relay)->poll()) && std::chrono::steady_clock::now() < deadline) {
+  }
+  INFO(notes.text);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find(in + "/0: its log restarted below the position this consumer had reached") !=
+        std::string::npos);
+  CHECK(r.error().message.find("the transaction is aborted and nothing of it committed") != std::string::npos);
+}
