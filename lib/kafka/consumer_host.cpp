@@ -764,31 +764,25 @@ std::expected<void, Error> ConsumerHost::Impl::check_offset_resets() {
     auto& st = ch(c);
     if (!st.assigned || st.failed || st.log_restarted) continue;
     int64_t low = 0, high = 0;
-    if (auto err = query_watermarks(rk.get(), r.topic, r.partition, &low, &high,
-                                    static_cast<int>(opts.connect_timeout.count()));
-        err) {
-      // Cannot tell retention from a restart: stopped as for a restart, the side that loses
-      // nothing, saying what is not known.
-      st.log_restarted = true;
-      if (!log_restart) {
-        log_restart = runtime_error(fmt::format(
-            "{}/{}: librdkafka found offset {} out of range and reset the fetch to the log start, which could not be "
-            "read ({}): stopping, since if the log restarted below {} its records would be taken for records already "
-            "delivered and dropped{}",
-            r.topic, r.partition, r.at, rd_kafka_err2str(err), r.at, member ? "; nothing more is committed for it" : ""));
-      }
-      continue;
-    }
-    if (r.at < low) continue;  // retention passed the position: records gone, nothing dropped here
+    const auto err = query_watermarks(rk.get(), r.topic, r.partition, &low, &high,
+                                      static_cast<int>(opts.connect_timeout.count()));
+    if (!err && r.at < low) continue;  // retention passed the position: records gone, nothing dropped here
+    // A restart; or, when the log start could not be read, retention and a restart cannot be
+    // told apart: stopped as for a restart, the side that loses nothing, saying so.
     st.log_restarted = true;
-    if (!log_restart) {
-      log_restart = runtime_error(fmt::format(
-          "{}/{}: its log restarted below the position this consumer had reached (librdkafka found offset {} out of "
-          "range and reset the fetch to the log start {}: the topic deleted and re-created, or its log truncated?); "
-          "stopping, since the records now below {} would be taken for records already delivered and dropped{}",
-          r.topic, r.partition, r.at, low, r.at,
-          member ? "; nothing more is committed for it" : ""));
-    }
+    if (log_restart) continue;
+    const std::string why =
+        err ? fmt::format("librdkafka found offset {} out of range and reset the fetch to the log start, which could "
+                          "not be read ({}): stopping, since if the log restarted below {}",
+                          r.at, rd_kafka_err2str(err), r.at)
+            : fmt::format("its log restarted below the position this consumer had reached (librdkafka found offset {} "
+                          "out of range and reset the fetch to the log start {}: the topic deleted and re-created, or "
+                          "its log truncated?); stopping, since",
+                          r.at, low);
+    log_restart = runtime_error(fmt::format("{}/{}: {} the records now below {} would be taken for records already "
+                                            "delivered and dropped{}",
+                                            r.topic, r.partition, why, r.at,
+                                            member ? "; nothing more is committed for it" : ""));
   }
   if (log_restart) return std::unexpected(*log_restart);
   return {};
