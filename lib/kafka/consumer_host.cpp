@@ -611,8 +611,10 @@ std::expected<void, Error> ConsumerHost::poll() {
     n = 0;
     if (auto r = im.seek_to_baselines(im.assignment); !r) return r;
   }
-  if (im.log.any_offset_reset() || im.log_restart) {
-    if (auto r = im.check_offset_resets(); !r) {
+  if (im.log.any_offset_reset() || im.log_restart || im.log.any_partition_gone()) {
+    auto r = im.check_offset_resets();
+    if (r) r = im.check_partition_gone();
+    if (!r) {
       for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
       return r;
     }
@@ -684,21 +686,6 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
   }
 
-  // A partition read here was removed from the cluster (its topic deleted, say): a runtime
-  // failure, as an unknown partition at start is. A member is not stopped: the group takes
-  // the partition away at the next rebalance.
-  if (!im.member && im.log.any_partition_gone()) {
-    if (std::string gone = im.log.partition_gone(); !gone.empty()) {
-      // librdkafka's "TOPIC [P]: ..." in the topic/partition form every message uses.
-      if (auto open = gone.find(" ["), close = gone.find("]: "); open != std::string::npos && close != std::string::npos &&
-                                                                   open < close) {
-        gone = gone.substr(0, open) + "/" + gone.substr(open + 2, close - open - 2) + gone.substr(close + 1);
-      }
-      return std::unexpected(runtime_error(fmt::format(
-          "a partition read no longer exists on the brokers at {} (its topic deleted?): {}", im.brokers, gone)));
-    }
-  }
-
   // Position-advance signal: taken after the whole batch went to the gate.
   rd_kafka_position(im.rk.get(), im.positions);
   for (int i = 0; i < im.positions->cnt; ++i) {
@@ -758,18 +745,35 @@ void ConsumerHost::Impl::note_unread_partitions(const Clock& clock) {
   for (const auto& s : clock.seqs()) check(s.channel);
 }
 
+std::expected<void, Error> ConsumerHost::Impl::check_partition_gone() {
+  std::string gone = log.partition_gone();
+  if (gone.empty()) return {};
+  // librdkafka's "TOPIC [P]: ..." in the topic/partition form every message uses.
+  if (auto open = gone.find(" ["), close = gone.find("]: "); open != std::string::npos && close != std::string::npos &&
+                                                               open < close) {
+    const std::string topic = gone.substr(0, open);
+    for (ChannelId c : position_channels) {  // every channel read (a member's: this generation's)
+      if (host->names_.channel_topic(c) == topic) ch(c).log_replaced = true;
+    }
+    gone = topic + "/" + gone.substr(open + 2, close - open - 2) + gone.substr(close + 1);
+  }
+  return std::unexpected(runtime_error(
+      fmt::format("a partition read no longer exists on the brokers at {} (its topic deleted?): {}{}", brokers, gone,
+                  member ? "; nothing more is committed for its topic" : "")));
+}
+
 std::expected<void, Error> ConsumerHost::Impl::check_offset_resets() {
   for (const auto& r : log.take_offset_resets()) {
     const ChannelId c = host->names_.channel(r.topic, r.partition);
     auto& st = ch(c);
-    if (!st.assigned || st.failed || st.log_restarted) continue;
+    if (!st.assigned || st.failed || st.log_replaced) continue;
     int64_t low = 0, high = 0;
     const auto err = query_watermarks(rk.get(), r.topic, r.partition, &low, &high,
                                       static_cast<int>(opts.connect_timeout.count()));
     if (!err && r.at < low) continue;  // retention passed the position: records gone, nothing dropped here
     // A restart; or, when the log start could not be read, retention and a restart cannot be
     // told apart: stopped as for a restart, the side that loses nothing, saying so.
-    st.log_restarted = true;
+    st.log_replaced = true;
     if (log_restart) continue;
     const std::string why =
         err ? fmt::format("librdkafka found offset {} out of range and reset the fetch to the log start, which could "

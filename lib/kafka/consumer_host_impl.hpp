@@ -74,7 +74,9 @@ struct ConsumerHost::Impl : GateObserver {
     bool budget_paused = false;  // paused by the hold budget (not by fail_closed)
     Offset refetch_until = kNoOffset;  // records below it were dropped while paused: no position signal until received
     Offset woken_at = kNoOffset;  // Ch::returned when fetch_wake.cpp last woke the fetcher for it
-    bool log_restarted = false;  // its log restarted below `returned` (check_offset_resets): never committed again
+    // Its topic was deleted (check_partition_gone) or its log restarted below `returned`
+    // (check_offset_resets): its frontier is a position in a log that is gone, never committed.
+    bool log_replaced = false;
   };
   std::vector<Ch> chans;  // by ChannelId
   // librdkafka's offset resets (ClientLog::take_offset_resets) of channels read here: one at
@@ -85,6 +87,12 @@ struct ConsumerHost::Impl : GateObserver {
   // again, since its frontier is a position in the old log. A reset below the log start
   // (retention passed the position) is librdkafka's warning alone, as before.
   std::expected<void, Error> check_offset_resets();
+  // A partition read here that librdkafka reports removed from the cluster
+  // (ClientLog::partition_gone: its topic deleted) fails poll(), member or not, before the
+  // batch reaches the gate: records fetched later may be a re-created topic's, whose offsets
+  // below the position reached the replay guard would drop. Every assigned partition of that
+  // topic is never committed again.
+  std::expected<void, Error> check_partition_gone();
   // A reader without a group reads the partitions its whole topics had at open. Partitions
   // added later are not read: claims on them are ignored (rule 7), so records that claim
   // them are delivered without waiting. Said through the observer's note, once per such

@@ -294,7 +294,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
   std::vector<std::string> metas;   // by element of `done`: kept as committed once the commit succeeds
   std::vector<std::string> pruned;  // said once the commit is sent
   for (ChannelId c : assignment) {
-    if (chans[c].log_restarted) continue;  // its frontier is a position in a log that is gone
+    if (chans[c].log_replaced) continue;  // its frontier is a position in a log that is gone
     Offset next = gate.frontier(c) + 1;
     std::vector<ResolutionEntry> mine;
     for (const auto& e : all) {
