@@ -178,9 +178,9 @@ std::expected<void, Error> Relay::stop(Error why) {
 
 std::expected<void, Error> Relay::poll() {
   if (auto r = input_->poll(); !r) {
-    // An input partition whose log restarted (ConsumerHost::poll) stays failed: a rewind
-    // would read the old log's commit on the new log. The relay stops.
-    if (input_->impl_->log_restart) return stop(r.error());
+    // An input topic deleted, or a partition whose log restarted (ConsumerHost::poll), stays
+    // failed: a rewind would read the old log's commit on a new log. The relay stops.
+    if (input_->impl_->log_restart || input_->impl_->log.any_partition_gone()) return stop(r.error());
     return recover(r.error());
   }
   if (auto e = emit(); !e) {

@@ -32,8 +32,8 @@
 // (reopen_output, counters().reopened); fenced again within a minute, or any other fatal
 // producer error, ends the relay: poll() returns it. So do, after aborting the transaction, a
 // record the transform got wrong (a partition its topic does not have: send's usage error)
-// and an input partition whose log restarted (ConsumerHost::poll): they would fail the same
-// way after every rewind.
+// and an input topic deleted or a partition whose log restarted (ConsumerHost::poll): they
+// would fail the same way after every rewind.
 //
 // Thread-safety: none; one thread drives a Relay.
 #pragma once
