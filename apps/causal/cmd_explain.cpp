@@ -319,6 +319,11 @@ Outcome explain_group(const ExplainOptions& o) {
     rule.position = {kafka::StartPosition::Kind::offset, start};
     co.start.push_back(rule);
     bool restored = false;
+    if (c.offset && !past_end && c.metadata.empty()) {
+      notes.push_back(fmt::format("{}: the commit at {} carries no resolution state (another tool wrote it, such as "
+                                  "kafka-consumer-groups --reset-offsets); replayed without it, as a member starts",
+                                  chan(c.channel), *c.offset));
+    }
     if (!past_end && !c.metadata.empty() && (c.metadata.starts_with("causal1:") || c.metadata.starts_with("causal2:"))) {
       auto entries = decode_resolution_state(c.metadata, names);
       if (entries) {
