@@ -48,7 +48,7 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
 
 void setup_tail(CLI::App& sub, Outcome& result) {
   auto o = std::make_shared<TailOptions>();
-  sub.add_option("channels", o->channels, "TOPIC (every partition) or TOPIC/PARTITION, one or more")->required();
+  sub.add_option("channels", o->channels, "TOPIC (every partition it has at start) or TOPIC/PARTITION, one or more")->required();
   add_kafka_options(sub, o->connection);
   sub.add_option("--from", o->from,
                  "Start position: beginning|end|lso|committed|OFFSET|-N, for every channel, or per topic or "
