@@ -533,35 +533,14 @@ void RecordWriter::append_released_by(const Delivery& d) {
   out_.push_back('}');
 }
 
-namespace {
-
-void add_stats(GateStats& to, const GateStats& s) {
-  to.received += s.received;
-  to.delivered += s.delivered;
-  to.holds += s.holds;
-  to.cascades_multi += s.cascades_multi;
-  to.bridges_at_receive += s.bridges_at_receive;
-  to.head_fold_ins += s.head_fold_ins;
-  to.position_advances += s.position_advances;
-  to.position_remembered += s.position_remembered;
-  to.replays_dropped += s.replays_dropped;
-  to.seq_claims_resolved += s.seq_claims_resolved;
-  to.lookups_resolved += s.lookups_resolved;
-  to.scope_growths += s.scope_growths;
-  to.reassignments += s.reassignments;
-  to.failed_closed += s.failed_closed;
-}
-
-}  // namespace
-
 void RecordWriter::gate_replaced(const Gate& old, const Gate& g) {
-  add_stats(replaced_, old.stats());
+  replaced_ += old.stats();
   gate_ = &g;
 }
 
 GateStats RecordWriter::run_stats() const {
   GateStats s = replaced_;
-  if (gate_) add_stats(s, gate_->stats());
+  if (gate_) s += gate_->stats();
   return s;
 }
 

@@ -124,6 +124,24 @@ void Gate::add_channel(ChannelId ch, Offset baseline) {
   run_cascade();
 }
 
+GateStats& operator+=(GateStats& a, const GateStats& b) {
+  a.received += b.received;
+  a.delivered += b.delivered;
+  a.holds += b.holds;
+  a.cascades_multi += b.cascades_multi;
+  a.bridges_at_receive += b.bridges_at_receive;
+  a.head_fold_ins += b.head_fold_ins;
+  a.position_advances += b.position_advances;
+  a.position_remembered += b.position_remembered;
+  a.replays_dropped += b.replays_dropped;
+  a.seq_claims_resolved += b.seq_claims_resolved;
+  a.lookups_resolved += b.lookups_resolved;
+  a.scope_growths += b.scope_growths;
+  a.reassignments += b.reassignments;
+  a.failed_closed += b.failed_closed;
+  return a;
+}
+
 bool Gate::consumes(ChannelId ch) const { return find(ch) != nullptr; }
 
 void Gate::restart_evaluation(ChannelId ch) {

@@ -611,7 +611,7 @@ std::expected<void, Error> ConsumerHost::poll() {
     n = 0;
     if (auto r = im.seek_to_baselines(im.assignment); !r) return r;
   }
-  if (im.log.any_offset_reset() || im.log_restart || im.log.any_partition_gone()) {
+  if (im.log.any_offset_reset() || im.log_lost()) {
     auto r = im.check_offset_resets();
     if (r) r = im.check_partition_gone();
     if (!r) {

@@ -93,6 +93,9 @@ struct ConsumerHost::Impl : GateObserver {
   // below the position reached the replay guard would drop. Every assigned partition of that
   // topic is never committed again.
   std::expected<void, Error> check_partition_gone();
+  // A partition read here is gone or its log restarted: every later poll() fails (a rewind
+  // cannot get past it; the relay stops on it).
+  bool log_lost() const { return log_restart.has_value() || log.any_partition_gone(); }
   // A reader without a group reads the partitions its whole topics had at open. Partitions
   // added later are not read: claims on them are ignored (rule 7), so records that claim
   // them are delivered without waiting. Said through the observer's note, once per such

@@ -180,7 +180,7 @@ std::expected<void, Error> Relay::poll() {
   if (auto r = input_->poll(); !r) {
     // An input topic deleted, or a partition whose log restarted (ConsumerHost::poll), stays
     // failed: a rewind would read the old log's commit on a new log. The relay stops.
-    if (input_->impl_->log_restart || input_->impl_->log.any_partition_gone()) return stop(r.error());
+    if (input_->impl_->log_lost()) return stop(r.error());
     return recover(r.error());
   }
   if (auto e = emit(); !e) {

@@ -136,6 +136,9 @@ struct GateStats {
   std::uint64_t reassignments = 0;
   std::uint64_t failed_closed = 0;
 };
+// Adds every counter of `b` to `a` (the counts of several gates of one run: a member's
+// generations). Kept beside the struct, so that a new counter is added here too.
+GateStats& operator+=(GateStats& a, const GateStats& b);
 
 // Resolution state: delivered_seq per (channel, sender). Committed state: saved with the
 // committed positions and restored on restart (protocol.md, sequence claims rule 3).
