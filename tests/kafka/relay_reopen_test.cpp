@@ -33,6 +33,18 @@ struct Notes : causal::kafka::HostObserver {
   void note(std::string_view line) override { text += std::string(line) + "\n"; }
 };
 
+// A relay from every partition of `in` to `out` on the test broker, its group and
+// transactional id named after `name`.
+causal::kafka::RelayOptions relay_options(const std::string& in, const std::string& out, const std::string& name) {
+  causal::kafka::RelayOptions opts;
+  opts.input.connection.brokers = opts.output.connection.brokers = t::bootstrap();
+  opts.input.group = t::unique_name(name);
+  opts.input.channels.push_back({in, std::nullopt});
+  opts.output.transactional_id = t::unique_name(name + "-txn");
+  opts.output.sink_topics = {out};
+  return opts;
+}
+
 }  // namespace
 
 TEST_CASE("relay: a producer fenced for a transaction open past transaction.timeout.ms is made again, nothing lost "
@@ -43,12 +55,7 @@ TEST_CASE("relay: a producer fenced for a transaction open past transaction.time
   t::Producer p;
   p.send(in, {{"a", 0}, {"b", 1}, {"c", 0}, {"d", 1}});
 
-  causal::kafka::RelayOptions opts;
-  opts.input.connection.brokers = opts.output.connection.brokers = t::bootstrap();
-  opts.input.group = t::unique_name("reopen");
-  opts.input.channels.push_back({in, std::nullopt});
-  opts.output.transactional_id = t::unique_name("reopen-txn");
-  opts.output.sink_topics = {out};
+  causal::kafka::RelayOptions opts = relay_options(in, out, "reopen");
   opts.output.timeout = 10s;
   opts.output.extra_defaults = {{"transaction.timeout.ms", "3000"}, {"message.timeout.ms", "3000"}};
   opts.max_transaction = 20s;  // longer than the transaction timeout and Kafka's abort scan
@@ -130,12 +137,7 @@ TEST_CASE("relay: a transform writing to a partition its topic does not have end
   t::Producer p;
   p.send(in, {{"a", 0}, {"b", 0}});
 
-  causal::kafka::RelayOptions opts;
-  opts.input.connection.brokers = opts.output.connection.brokers = t::bootstrap();
-  opts.input.group = t::unique_name("badpart");
-  opts.input.channels.push_back({in, std::nullopt});
-  opts.output.transactional_id = t::unique_name("badpart-txn");
-  opts.output.sink_topics = {out};
+  causal::kafka::RelayOptions opts = relay_options(in, out, "badpart");
   auto to_seven = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
     emit.push_back({out, 7, r.key, r.value});  // partition 7 of a 2-partition topic
   };
@@ -167,12 +169,7 @@ TEST_CASE("relay: an input topic re-created under the relay ends it, its transac
   t::Producer p;
   p.send(in, {{"a", 0}, {"b", 0}, {"c", 0}});
 
-  causal::kafka::RelayOptions opts;
-  opts.input.connection.brokers = opts.output.connection.brokers = t::bootstrap();
-  opts.input.group = t::unique_name("recreated");
-  opts.input.channels.push_back({in, std::nullopt});
-  opts.output.transactional_id = t::unique_name("recreated-txn");
-  opts.output.sink_topics = {out};
+  causal::kafka::RelayOptions opts = relay_options(in, out, "recreated");
   auto copy = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
     emit.push_back({out, 0, r.key, r.value});
   };
