@@ -59,11 +59,11 @@ nlohmann::json row_json(const PlanRow& r, bool with_group) {
       {"baseline", r.baseline},
       {"explicit", r.explicit_offset},
   };
-  if (with_group) {
-    j["committed"] = r.committed ? nlohmann::json(*r.committed) : nlohmann::json(nullptr);
-    j["committed_pending"] = r.committed_pending;
-    j["skip"] = r.skip();
-  }
+  // Every field is present (jq reads null, never a missing key); the group's are null
+  // without --group.
+  j["committed"] = with_group && r.committed ? nlohmann::json(*r.committed) : nlohmann::json(nullptr);
+  j["committed_pending"] = with_group ? nlohmann::json(r.committed_pending) : nlohmann::json(nullptr);
+  j["skip"] = with_group ? nlohmann::json(r.skip()) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -198,7 +198,9 @@ Outcome run_baseline(const BaselineOptions& o) {
       for (const auto& r : rows) rowsj.push_back(row_json(r, with_group));
       nlohmann::json j{{"group", with_group ? nlohmann::json(o.group) : nlohmann::json(nullptr)},
                        {"applied", applied},
-                       {"channels", rowsj}};
+                       {"channels", rowsj},
+                       {"group_state", nullptr},
+                       {"members", nullptr}};
       if (desc) {
         nlohmann::json members = nlohmann::json::array();
         for (const auto& m : desc->members) {

@@ -45,13 +45,18 @@ std::string offset_text(std::string_view topic, std::int32_t partition, Offset o
   return fmt::format("{}/{}@{}", topic, partition, offset);
 }
 
-bool Diagnosis::stuck() const { return held_channels() > 0; }
+bool Diagnosis::stuck() const { return held_channels() > 0 || failed_channels() > 0; }
 
 bool Diagnosis::undecided() const { return !stuck() && !ignored_claims.empty(); }
 
 std::size_t Diagnosis::held_channels() const {
   return static_cast<std::size_t>(
       std::count_if(channels.begin(), channels.end(), [](const ChannelDiagnosis& c) { return c.queue_length > 0; }));
+}
+
+std::size_t Diagnosis::failed_channels() const {
+  return static_cast<std::size_t>(
+      std::count_if(channels.begin(), channels.end(), [](const ChannelDiagnosis& c) { return c.failed; }));
 }
 
 namespace {
@@ -135,6 +140,7 @@ class Diagnoser {
       }
       out_.channels.push_back(std::move(d));
     }
+    root_failed_channels();
     combine_rewinds();
     for (auto& r : out_.roots) {
       if (r.remedy && r.remedy->starts_with("causal baseline")) r.stop_first = facts_.members;
@@ -288,6 +294,46 @@ class Diagnoser {
     }
   }
 
+  // What a failed_closed root says about channel t, whichever way it was reached.
+  void describe_failure(Root& r, const ChannelSnapshot& t) const {
+    r.summary = fmt::format("{} failed closed at {}: an undecodable causal.clock header",
+                            channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, *t.failed_offset));
+    r.detail = "Nothing at or after an undecodable header is delivered on its channel (fail closed). Inspect the header; "
+               "the producer that wrote it must be fixed, and the record skipped only by an operator decision.";
+    r.remedy = fmt::format("{} {}", command("decode"), offset_text(t.topic, t.partition, *t.failed_offset));
+  }
+
+  // A channel that failed closed delivers nothing at or after the undecodable record, whether
+  // or not a held head waits on it, so the gate does not drain: the failure is a root of its
+  // own (claim null, held = the record that failed), unless a chain already ends there.
+  void root_failed_channels() {
+    for (std::size_t i = 0; i < snap_.channels.size(); ++i) {
+      const auto& ch = snap_.channels[i];
+      if (!ch.failed || !ch.failed_offset) continue;
+      const bool reached = std::any_of(out_.roots.begin(), out_.roots.end(), [&](const Root& r) {
+        return r.verdict == Verdict::failed_closed && r.claim.topic == ch.topic && r.claim.partition == ch.partition;
+      });
+      if (reached) continue;
+      Root r;
+      r.verdict = Verdict::failed_closed;
+      r.held_topic = ch.topic;
+      r.held_partition = ch.partition;
+      r.held_offset = *ch.failed_offset;
+      r.baseline = ch.baseline;
+      if (const auto* cf = facts_for(ch.topic, ch.partition)) {
+        r.lso = cf->lso;
+        r.log_end = cf->log_end;
+      }
+      describe_failure(r, ch);
+      const std::size_t root = add_root("failed_closed|" + offset_text(ch.topic, ch.partition, *ch.failed_offset), std::move(r));
+      if (!ch.held.empty()) continue;  // the head's claims are its chains; the root stands alone
+      ClaimDiagnosis cd;
+      cd.chain.push_back({ch.topic, ch.partition, *ch.failed_offset, {}});
+      cd.root = root;
+      out_.channels[i].claims.push_back(std::move(cd));
+    }
+  }
+
   std::size_t add_root(const std::string& key, Root r) {
     if (auto it = roots_.find(key); it != roots_.end()) return it->second;
     out_.roots.push_back(std::move(r));
@@ -383,11 +429,7 @@ class Diagnoser {
       Root r = root_at(src, head_offset, claim, Verdict::failed_closed);
       r.awaited_offset = awaited;
       r.located_offset = located;
-      r.summary = fmt::format("{} failed closed at {}: an undecodable causal.clock header",
-                              channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, *t.failed_offset));
-      r.detail = "Nothing at or after an undecodable header is delivered on its channel (fail closed). Inspect the header; "
-                 "the producer that wrote it must be fixed, and the record skipped only by an operator decision.";
-      r.remedy = fmt::format("{} {}", command("decode"), offset_text(t.topic, t.partition, *t.failed_offset));
+      describe_failure(r, t);
       return add_root(key_of(Verdict::failed_closed, claim, awaited), std::move(r));
     }
 
@@ -404,9 +446,12 @@ class Diagnoser {
         Root r = root_at(src, head_offset, claim, Verdict::cycle);
         for (auto p : path) r.cycle.push_back(channel_text(snap_.channels[p].topic, snap_.channels[p].partition));
         r.cycle.push_back(channel_text(t.topic, t.partition));
-        r.summary = fmt::format("wait cycle through {} channels: a bug", path.size());
-        r.detail = "Every wait edge points from a later append to an earlier one, so the protocol admits no cycle "
-                   "(liveness, \"Why over-claims cannot deadlock\"). Report this output with the snapshot.";
+        r.summary = fmt::format("wait cycle through {} channels: a claim on a later append, or a bug", path.size());
+        r.detail = "A claim the protocol makes names a record appended before the claiming one, so every wait edge points "
+                   "to an earlier append and no cycle can form (liveness, \"Why over-claims cannot deadlock\"). One on "
+                   "this cycle does not: a claim written by hand on an offset not yet appended (produce's claims field, "
+                   "encode), or a bug. Check the claims on the cycle with causal decode; if the stamper made them, "
+                   "report this output.";
         return add_root(cycle_key, std::move(r));
       }
       const auto& next_head = t.held.front();
@@ -649,7 +694,10 @@ class Diagnoser {
           command("baseline"), list));
     }
     if (std::any_of(out_.roots.begin(), out_.roots.end(), [](const Root& r) { return r.verdict == Verdict::cycle; })) {
-      out_.advice.push_back("A wait cycle is a bug in the gate or in a stamper: please report it with this output.");
+      out_.advice.push_back(
+          "A wait cycle needs a claim on a record appended after the claiming one: a claim written by hand (produce's "
+          "claims field, encode), or a bug in the gate or a stamper; if no claim on it was written by hand, please "
+          "report it with this output.");
     }
   }
 
@@ -735,8 +783,9 @@ std::string summary_line(const Diagnosis& d) {
                        d.channels.size(), d.ignored_claims.size(), topics_text(d));
   }
   if (!d.stuck()) return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain", d.channels.size());
-  std::string line = fmt::format("stuck: {} of {} channel(s) hold records; {} root cause(s)", d.held_channels(),
-                                 d.channels.size(), blocking);
+  std::string line = fmt::format("stuck: {} of {} channel(s) hold records", d.held_channels(), d.channels.size());
+  if (d.failed_channels() > 0) line += fmt::format(", {} failed closed", d.failed_channels());
+  line += fmt::format("; {} root cause(s)", blocking);
   if (!d.ignored_claims.empty()) {
     line += fmt::format("; {} claim(s) on left-out {} ignored", d.ignored_claims.size(), topics_text(d));
   }
@@ -862,7 +911,10 @@ std::string to_text(const Diagnosis& d) {
     if (c.log_end) out += fmt::format(" high_watermark {}", *c.log_end);
     if (c.failed) out += fmt::format(" FAILED CLOSED at {}", c.failed_offset.value_or(-1));
     if (!c.head_offset) {
-      out += "  nothing held\n";
+      out += "  nothing held";
+      // A failed channel's own root: it delivers nothing at or after the failed record.
+      for (const auto& cd : c.claims) out += fmt::format(", delivers nothing more -> root [{}]", cd.root + 1);
+      out += "\n";
       continue;
     }
     out += fmt::format("\n    head {} held{}, {} record(s) queued\n", *c.head_offset,

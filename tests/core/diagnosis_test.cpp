@@ -207,7 +207,7 @@ TEST_CASE("an offset claim above the claimed channel's head waits at that head",
   CHECK(chan(d, "c", 0).claims[0].chain.size() == 2);
 }
 
-TEST_CASE("a wait cycle is reported as a bug", "[diagnosis]") {
+TEST_CASE("a wait cycle is reported as a claim on a later append or a bug", "[diagnosis]") {
   GateSnapshot s;
   auto a = channel("a", 0, 0, 0);
   hold(a, held(1, {offset_claim("b", 0, 1)}));
@@ -446,6 +446,61 @@ TEST_CASE("a channel failed closed below the awaited offset is the root", "[diag
   CHECK(r.verdict == Verdict::failed_closed);
   REQUIRE(r.remedy);
   CHECK(r.remedy->find("a/0@3") != std::string::npos);
+}
+
+TEST_CASE("a channel failed closed with nothing waiting on it is stuck, with its own root", "[diagnosis]") {
+  // Nothing is held anywhere, but a/0 delivers nothing at or after offset 1: not "drains".
+  GateSnapshot s;
+  auto a = channel("a", 0, 0, 0);
+  a.failed = true;
+  a.failed_offset = 1;
+  s.channels = {a, channel("b", 0, 0, 4)};
+  auto d = diagnose(s);
+  CHECK(d.stuck());
+  CHECK(d.held_channels() == 0);
+  CHECK(d.failed_channels() == 1);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(d.roots[0].verdict == Verdict::failed_closed);
+  CHECK(d.roots[0].held_offset == 1);
+  REQUIRE(d.roots[0].remedy);
+  CHECK(*d.roots[0].remedy == "causal decode a/0@1");
+  const auto& ca = chan(d, "a", 0);
+  REQUIRE(ca.claims.size() == 1);
+  CHECK(ca.claims[0].root == 0);
+  auto j = to_json(d);
+  CHECK(j["stuck"] == true);
+  CHECK(j["roots"][0]["claim"].is_null());
+  CHECK(j["roots"][0]["held"]["offset"] == 1);
+  CHECK(j["summary"] == "stuck: 0 of 2 channel(s) hold records, 1 failed closed; 1 root cause(s)");
+  CHECK(j["remedies"] == nlohmann::json::array({"causal decode a/0@1"}));
+  CHECK(to_text(d).find("nothing held, delivers nothing more -> root [1]") != std::string::npos);
+}
+
+TEST_CASE("a failed channel a chain already ends at gets no second root", "[diagnosis]") {
+  GateSnapshot s;
+  auto c = channel("c", 0, 0, 0);
+  hold(c, held(1, {offset_claim("a", 0, 5)}));
+  auto a = channel("a", 0, 0, 2);
+  a.failed = true;
+  a.failed_offset = 3;
+  s.channels = {c, a};
+  auto d = diagnose(s);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(chan(d, "a", 0).claims.empty());
+}
+
+TEST_CASE("a failed channel that also holds a head: its claims and its failure are both roots", "[diagnosis]") {
+  GateSnapshot s;
+  auto a = channel("a", 0, 0, 0);
+  hold(a, held(1, {offset_claim("b", 0, 9)}));
+  a.failed = true;
+  a.failed_offset = 2;
+  s.channels = {a, channel("b", 0, 0, 4)};
+  auto d = diagnose(s);
+  REQUIRE(d.roots.size() == 2);
+  CHECK(root_of(d, "a", 0).verdict == Verdict::not_received);
+  CHECK(d.roots[1].verdict == Verdict::failed_closed);
+  CHECK(chan(d, "a", 0).claims.size() == 1);  // the head's claim only
 }
 
 TEST_CASE("head age uses the facts' now", "[diagnosis]") {

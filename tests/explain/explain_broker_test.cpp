@@ -198,6 +198,9 @@ TEST_CASE("late joiners: the at-log-end joiner is stuck on a frozen sequence cla
   CHECK(pa["high_watermark"] == hwm_a);
   CHECK(pa["open_span"] == 1);
   CHECK(pa["recommended_baseline"] == send_q);
+  // Without --group, the group's fields are there and null (baseline(1) --format).
+  for (const char* k : {"committed", "committed_pending", "skip"}) CHECK((pa.contains(k) && pa[k].is_null()));
+  for (const char* k : {"group", "group_state", "members"}) CHECK((pj.contains(k) && pj[k].is_null()));
   Run applied = causal_cli({"baseline", A, C, "--group", at_lso, "--apply"});
   REQUIRE(applied.rc == 0);
   CHECK(applied.out.find("applied") != std::string::npos);
@@ -394,6 +397,36 @@ TEST_CASE("a dependency on a record not yet written: exit 4 and then 0 once it i
   CHECK(explain_json(group, {A, C}, 0)["stuck"] == false);
 }
 
+TEST_CASE("a partition failed closed with nothing waiting on it: stuck (exit 4), its own root, the decode remedy",
+          "[explain][broker]") {
+  // Found by a user audit: explain said "not stuck" and exited 0 here, while tail from the
+  // group's commit exits 3 and never delivers bad/0@2.
+  const std::string T = causal::test::create_topic("explain-failed-alone", 1);
+  const std::string group = causal::test::unique_name("failed-alone");
+  causal::test::Producer w;
+  w.send(T, Record("good", 0));
+  w.send(T, Record("bad", 0).with_header("causal.clock", std::string("\xff\xff\xff\xff", 4)));
+  w.send(T, Record("after", 0));
+  causal::test::commit_offsets(group, T, {{0, 1}});
+
+  Json j = explain_json(group, {T}, 4);
+  CHECK(j["stuck"] == true);
+  CHECK(j["held_channels"] == 0);
+  const Json& root = only_root(j);
+  CHECK(root["verdict"] == "failed_closed");
+  CHECK(root["claim"].is_null());
+  CHECK(root["held"]["offset"] == 1);
+  CHECK(j["remedies"] == Json::array({"causal decode " + T + "/0@1"}));
+  CHECK(j["summary"].get<std::string>().find("1 failed closed") != std::string::npos);
+  // The remedy runs as printed and says why the header does not decode.
+  Run decode = causal_cli({"decode", T + "/0@1"});
+  CHECK(decode.rc == 3);
+  CHECK(decode.err.find(T + "/0@1") != std::string::npos);
+  Run text = causal_cli({"explain", "--group", group, "--topic", T});
+  CHECK(text.rc == 4);
+  CHECK(text.out.find("FAILED CLOSED") != std::string::npos);
+}
+
 TEST_CASE("baseline --apply refuses while the group has an active member and changes nothing",
           "[baseline][broker]") {
   const std::string T = causal::test::create_topic("baseline-active", 1);
@@ -410,7 +443,11 @@ TEST_CASE("baseline --apply refuses while the group has an active member and cha
   CHECK(r.err.find("refusing") != std::string::npos);
   CHECK(r.err.find("the-active-member") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line, members on it
+  CHECK(r.out.empty());  // baseline(1) OUTPUT: nothing on stdout when --apply refuses
   CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
+  Run rj = causal_cli({"baseline", T, "--group", group, "--apply", "--format", "json"});
+  CHECK(rj.rc == 1);
+  CHECK(rj.out.empty());
 
   // The dry run (the default) says it would refuse, and writes nothing either.
   Run dry = causal_cli({"baseline", T, "--group", group});

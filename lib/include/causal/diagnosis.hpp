@@ -217,7 +217,9 @@ struct ChannelDiagnosis {
   std::optional<Offset> log_end;
   bool failed = false;
   std::optional<Offset> failed_offset;
-  std::vector<ClaimDiagnosis> claims;  // every unsatisfied claim of the head
+  // Every unsatisfied claim of the head; with nothing held on a channel that failed closed,
+  // one entry with no claim whose root is that failure.
+  std::vector<ClaimDiagnosis> claims;
 };
 
 struct Diagnosis {
@@ -231,12 +233,14 @@ struct Diagnosis {
   // records queued behind held heads, which hold once the records ahead are released. The
   // frozen roots' remedy rewinds for them too (else the advice gives the command).
   std::vector<LocatedSend> queued_frozen;
-  // True when some channel holds records (the gate would not drain).
+  // True when some channel holds records or failed closed (the gate would not drain).
   bool stuck() const;
   // Nothing is held here, but claims on topics the group consumes and the scope left out
   // were ignored: a node consuming them might hold. Explain then exits 4 too.
   bool undecided() const;
   std::size_t held_channels() const;
+  // Channels that failed closed on an undecodable header: each delivers nothing more.
+  std::size_t failed_channels() const;
 };
 
 Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts = {});
