@@ -145,7 +145,7 @@ complete -c causal -n '__causal_sub simulate; and __causal_once value --channels
 complete -c causal -n '__causal_sub simulate; and __causal_once value --nodes' -l nodes -x -d 'Worker nodes per world (0..8; default: drawn)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --sources' -l sources -x -d 'Source producers per world (1..8; default: drawn)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --sends' -l sends -x -d 'Sends per source producer (default: drawn; with --exhaustive, source records in all, 1..6, default 3)'
-complete -c causal -n '__causal_sub simulate; and __causal_once value --faults' -l faults -x -a '(__causal_list all none crash abort replay growth joiners nolookup)' -d 'Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup (prefix '\''-'\'' to remove one, e.g. all,-crash)'
+complete -c causal -n '__causal_sub simulate; and __causal_once value --faults' -l faults -x -a '(__causal_list all none crash abort replay growth joiners nolookup)' -d 'Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup (only those; prefix '\''-'\'' to remove one, e.g. all,-crash)'
 complete -c causal -n '__causal_sub simulate; and __causal_once flag --no-lookups' -l no-lookups -d 'Run every node and joiner without frozen-claim lookups'
 complete -c causal -n '__causal_sub simulate; and __causal_once flag --stateful-restarts' -l stateful-restarts -d 'Truth mode: a restarted node inherits what it had committed (not promised by the protocol; measures the gap, see docs/verification.md)'
 complete -c causal -n '__causal_sub simulate; and __causal_once value --step-budget' -l step-budget -x -d 'Steps a world may take to drain (default 400000)'

@@ -3,6 +3,8 @@
 // causal::sim::World. Exit status: 0 every world passed and every must-fire counter fired;
 // 1 (Errc::runtime) a violation, a stall that is not an attributed frozen claim, a world
 // that did not drain, or a vacuous counter; 2 usage.
+#include <algorithm>
+#include <iterator>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -116,15 +118,26 @@ std::vector<std::string> scenario_names() {
 }
 
 Outcome run_scenario(const SimulateOptions& o) {
-  for (const auto& s : kScenarios) {
-    if (o.scenario == s.name) return s.run(o);
+  const auto* s = std::find_if(std::begin(kScenarios), std::end(kScenarios),
+                               [&](const Scenario& sc) { return o.scenario == sc.name; });
+  if (s == std::end(kScenarios)) {
+    std::string expected;
+    const auto names = scenario_names();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    }
+    return std::unexpected(usage_error(fmt::format("--scenario {}: expected {}", quoted_excerpt(o.scenario), expected)));
   }
-  std::string expected;
-  const auto names = scenario_names();
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  // A scenario is one fixed world: the generator's knobs would be silently ignored.
+  if (o.channels || o.nodes || o.sources || o.sends || o.step_budget || o.stateful_restarts || o.faults != "all" ||
+      o.stop_at_first) {
+    return std::unexpected(usage_error("--scenario runs a fixed world: it takes --trace, --format and (late-joiner) "
+                                       "--no-lookups; the sweep's knobs do not apply"));
   }
-  return std::unexpected(usage_error(fmt::format("--scenario '{}': expected {}", o.scenario, expected)));
+  if (o.no_lookups && o.scenario != "late-joiner") {
+    return std::unexpected(usage_error("--no-lookups applies to --scenario late-joiner only"));
+  }
+  return s->run(o);
 }
 
 // --exhaustive: every schedule of one small world (causal/sim/explore.hpp).
@@ -307,7 +320,7 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                  "in all, 1..6, default 3)")->check(CLI::Range(0, 100000));
   completes(sub.add_option("--faults", opts->faults,
                            "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup "
-                           "(prefix '-' to remove one, e.g. all,-crash)")
+                           "(only those; prefix '-' to remove one, e.g. all,-crash)")
                 ->default_str("all"),
             {ValueCompletion::Kind::list_of, sim::fault_names()});
   sub.add_flag("--no-lookups", opts->no_lookups, "Run every node and joiner without frozen-claim lookups");

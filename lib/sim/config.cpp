@@ -172,12 +172,18 @@ std::vector<std::string> fault_names() {
   return names;
 }
 
+// The list is read left to right from a starting mix: every fault when it begins with "all"
+// or with a removal ("-crash" is all but crash), none when it begins with a fault's name
+// ("crash,abort" is those two only: a user naming faults means those, as "none,crash,abort").
 std::optional<FaultMix> parse_faults(const std::string& text, std::string& error) {
   FaultMix f;
   std::stringstream ss(text);
   std::string item;
+  bool first = true;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
+    if (first && item[0] != '-' && find_fault(item)) f = FaultMix{false, false, false, false, false, false};
+    first = false;
     const bool off = item[0] == '-';
     const std::string name = off ? item.substr(1) : item;
     const bool on = !off;

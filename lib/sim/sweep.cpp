@@ -201,6 +201,10 @@ std::string format_summary(const SweepResult& r) {
     for (const Violation& v : w.violations) s += fmt::format("  {}: {}\n", to_string(v.kind), v.detail);
     s += fmt::format("  reproduce: {}\n", r.repro[i]);
   }
+  if (r.failed_worlds > r.failures.size()) {
+    s += fmt::format("... and {} more failed world(s), not listed: the first {} in seed order are\n",
+                     r.failed_worlds - r.failures.size(), r.failures.size());
+  }
   s += "counters:\n";
   for (const auto& e : r.counters.entries()) {
     const bool is_excused = std::find(r.excused.begin(), r.excused.end(), e.name) != r.excused.end();
@@ -261,6 +265,8 @@ nlohmann::json to_json(const SweepResult& r) {
     f["reproduce"] = r.repro[i];
     j["failures"].push_back(f);
   }
+  // failures lists the first kKeptFailures failed worlds in seed order; the rest are counted.
+  j["failures_not_listed"] = r.failed_worlds - r.failures.size();
   return j;
 }
 
