@@ -77,7 +77,10 @@ void add_kafka_options(CLI::App& sub, kafka::ConnectionOptions& opts) {
                  "Use section [NAME] of the configuration file ($CAUSAL_CONFIG, else ~/.config/causal/causal.conf; "
                  "see causal-config(5))")
       ->type_name("NAME")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      // --cluster "$UNSET" must not quietly mean no cluster (and connect elsewhere).
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty section name") : std::string(); },
+                             ""));
 }
 
 std::string connection_words(const kafka::ConnectionOptions& opts, std::vector<std::string>& left_out) {

@@ -71,6 +71,10 @@ std::optional<int> handle_first_word(CLI::App& app, int argc, char** argv) {
       return 2;
     }
     const std::string topic = argv[2];
+    if (topic == "-h" || topic == "--help") {  // help about help: what causal --help says
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
     for (const CLI::App* sub : app.get_subcommands({})) {
       if (sub->get_name() == topic) {
         std::fputs(sub->help("causal").c_str(), stdout);  // "Usage: causal SUB", as SUB --help says
@@ -106,6 +110,14 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_name() == "RequiredError" && (what == "channels is required" || what == "sinks is required")) {
     return fmt::format("name at least one topic: TOPIC (every partition) or TOPIC/PARTITION (see {})",
                        help_command(app));
+  }
+  // The words CLI11 did not expect are the user's: quoted and cut like every other echo of
+  // input (causal(1)), so a long or binary word keeps the error one readable line.
+  // (By its text: CLI11 names the error after the subcommand when a subcommand throws it.)
+  if (what.starts_with("The following argument")) {
+    if (const auto colon = what.find(": "); colon != std::string::npos) {
+      what = what.substr(0, colon + 2) + quoted_excerpt(what.substr(colon + 2));
+    }
   }
   if (!what.empty()) what.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(what.front())));
   return fmt::format("{} (see {})", what, help_command(app));

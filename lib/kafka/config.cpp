@@ -91,17 +91,22 @@ std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, co
 // without that, the second client of a command read it empty and silently lost its
 // properties. A regular file is read again each time, so that a rotated credential file
 // reaches a client made later.
-std::optional<std::string> property_file_text(const std::string& path) {
+// The text of a -F file, or why it cannot be read (strerror, or "it is a directory": an
+// ifstream opens a directory and reads nothing, which would pass for an empty file).
+std::expected<std::string, std::string> property_file_text(const std::string& path) {
   static std::mutex mu;
   static std::map<std::string, std::string> once;
   std::lock_guard lock(mu);
   if (auto it = once.find(path); it != once.end()) return it->second;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::unexpected(std::string(std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) return std::unexpected(std::string("it is a directory"));
   std::ifstream in(path);
-  if (!in) return std::nullopt;
+  if (!in) return std::unexpected(std::string(errno ? std::strerror(errno) : "cannot open it"));
   std::ostringstream all;
   all << in.rdbuf();
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) once[path] = all.str();
+  if (in.bad()) return std::unexpected(std::string("read error"));
+  if (!S_ISREG(st.st_mode)) once[path] = all.str();
   return all.str();
 }
 
@@ -211,7 +216,10 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   }
   for (const auto& file : opts.property_files) {
     auto text = property_file_text(file);
-    if (!text) return std::unexpected(usage_error(fmt::format("-F {}: cannot open the property file", quoted_excerpt(file))));
+    if (!text) {
+      return std::unexpected(
+          usage_error(fmt::format("-F {}: cannot read the property file: {}", quoted_excerpt(file), text.error())));
+    }
     std::istringstream in(*text);
     std::string line;
     for (int lineno = 1; std::getline(in, line); ++lineno) {
@@ -222,6 +230,10 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
       auto kv = split_property(std::string_view(line).substr(first, last - first + 1), where);
       // Not quoted: a line that lost its '=' may hold a secret.
       if (!kv) return std::unexpected(usage_error(fmt::format("{}: expected key=value", where)));
+      // Spaces around the key and the value are dropped, as in the configuration file
+      // (causal-config(5)): a line copied from one works in the other.
+      kv->first = std::string(trim_blanks(kv->first));
+      kv->second = std::string(trim_blanks(kv->second));
       if (auto r = set(conf.get(), kv->first, kv->second, where); !r) return std::unexpected(r.error());
       brokers_set = brokers_set || sets_brokers(kv->first);
     }

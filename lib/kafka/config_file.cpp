@@ -18,13 +18,6 @@ namespace causal::kafka {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  auto last = s.find_last_not_of(" \t\r");
-  return s.substr(first, last - first + 1);
-}
-
 bool valid_section_name(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
@@ -67,10 +60,10 @@ std::expected<ConfigFile, Error> parse_config_file(const std::string& path, cons
   std::istringstream in(text);
   std::string raw;
   for (int lineno = 1; std::getline(in, raw); ++lineno) {
-    std::string_view line = trim(raw);
+    std::string_view line = trim_blanks(raw);
     if (line.empty() || line.front() == '#') continue;
     if (line.front() == '[') {
-      std::string_view name = line.back() == ']' ? trim(line.substr(1, line.size() - 2)) : std::string_view{};
+      std::string_view name = line.back() == ']' ? trim_blanks(line.substr(1, line.size() - 2)) : std::string_view{};
       if (!valid_section_name(name)) {
         return std::unexpected(
             // The line is not shown: a mistyped one may hold a secret ("[prod] sasl.password=...").
@@ -86,13 +79,13 @@ std::expected<ConfigFile, Error> parse_config_file(const std::string& path, cons
       continue;
     }
     auto eq = line.find('=');
-    std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(0, eq));
+    std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim_blanks(line.substr(0, eq));
     if (key.empty()) {
       // The line itself is not quoted: it may hold a secret that lost its '='.
       return std::unexpected(
           usage_error(fmt::format("{}:{}: expected key=value or [section]", path, lineno)));
     }
-    into->push_back({std::string(key), std::string(trim(line.substr(eq + 1))), lineno});
+    into->push_back({std::string(key), std::string(trim_blanks(line.substr(eq + 1))), lineno});
   }
   return file;
 }
@@ -140,6 +133,13 @@ std::expected<std::optional<ConfigFile>, Error> load_config_file() {
     }
   }
   return std::optional<ConfigFile>(std::move(*file));
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  auto last = s.find_last_not_of(" \t\r");
+  return s.substr(first, last - first + 1);
 }
 
 }  // namespace causal::kafka

@@ -277,6 +277,26 @@ if [[ $(grep -o "(300 bytes)" "$TMP/err" | wc -l) == 1 ]]; then passes=$((passes
   fails=$((fails + 1))
 fi
 
+# A user audit (2026-12-03): a scenario took the sweep's knobs and ignored them; --cluster ''
+# meant no cluster; a -F directory read as an empty file; words CLI11 did not expect were
+# echoed whole and raw.
+usage "the sweep's knobs do not apply" simulate --scenario late-joiner --step-budget 1
+usage "the sweep's knobs do not apply" simulate --scenario late-joiner --faults none
+usage "late-joiner only" simulate --scenario restored-lookup --no-lookups
+usage "'it\x27s'" simulate --scenario "it's"
+usage "--cluster: an empty section name" baseline t --cluster ''
+mkdir -p "$TMP/props.d"
+usage "cannot read the property file: it is a directory" baseline t -b 127.0.0.1:1 -F "$TMP/props.d"
+usage "cannot read the property file: No such file or directory" baseline t -b 127.0.0.1:1 -F "$TMP/none.props"
+usage "(200 bytes)" demo "$(printf 'y%.0s' {1..200})"
+# causal help --help is help, not an unknown subcommand.
+if timeout 10 "$CAUSAL" help --help >"$TMP/out" 2>"$TMP/err" && grep -qF "Usage: causal" "$TMP/out"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL causal help --help: $(head -2 "$TMP/err")"
+  fails=$((fails + 1))
+fi
+
 # A dead broker (issue 16, item 1): when every bootstrap address refuses, every subcommand
 # that talks to Kafka exits 1 within 2 s with one line naming the brokers, and no raw
 # librdkafka log line.

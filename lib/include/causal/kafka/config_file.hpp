@@ -52,6 +52,10 @@ std::expected<ConfigFile, Error> parse_config_file(const std::string& path, cons
 // line is malformed, the file holds a secret and is readable by group or others.
 std::expected<std::optional<ConfigFile>, Error> load_config_file();
 
+// `s` without the spaces, tabs and carriage returns around it: what the configuration file
+// and -F files drop around a key and a value.
+std::string_view trim_blanks(std::string_view s);
+
 // True for a property whose value is a secret to keep out of readable files: the name holds
 // "password", "secret", "sasl.jaas", "token" or "credentials", or is an inline key
 // ("ssl.key.pem", "ssl_key"). Paths (*.location, keytabs) are not secrets.
