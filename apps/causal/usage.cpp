@@ -112,11 +112,16 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
                        help_command(app));
   }
   // The words CLI11 did not expect are the user's: quoted and cut like every other echo of
-  // input (causal(1)), so a long or binary word keeps the error one readable line.
+  // input (causal(1)), so a long or binary word keeps the error one readable line; each
+  // word on its own, in the order given (this CLI11 joins them last word first).
   // (By its text: CLI11 names the error after the subcommand when a subcommand throws it.)
   if (what.starts_with("The following argument")) {
-    if (const auto colon = what.find(": "); colon != std::string::npos) {
-      what = what.substr(0, colon + 2) + quoted_excerpt(what.substr(colon + 2));
+    const CLI::App* from = &app;
+    for (const CLI::App* sub : app.get_subcommands()) from = sub;
+    std::string words;
+    for (const std::string& w : from->remaining(false)) words += (words.empty() ? "" : " ") + quoted_excerpt(w);
+    if (const auto colon = what.find(": "); colon != std::string::npos && !words.empty()) {
+      what = what.substr(0, colon + 2) + words;
     }
   }
   if (!what.empty()) what.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(what.front())));

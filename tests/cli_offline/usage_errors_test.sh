@@ -289,6 +289,7 @@ mkdir -p "$TMP/props.d"
 usage "cannot read the property file: it is a directory" baseline t -b 127.0.0.1:1 -F "$TMP/props.d"
 usage "cannot read the property file: No such file or directory" baseline t -b 127.0.0.1:1 -F "$TMP/none.props"
 usage "(200 bytes)" demo "$(printf 'y%.0s' {1..200})"
+usage "not expected: 'a' 'b c' 'd'" demo a "b c" d
 # causal help --help is help, not an unknown subcommand.
 if timeout 10 "$CAUSAL" help --help >"$TMP/out" 2>"$TMP/err" && grep -qF "Usage: causal" "$TMP/out"; then
   passes=$((passes + 1))
