@@ -222,7 +222,7 @@ TEST_CASE("stateful restarts: a restarted gate restates the custody it committed
   }
 }
 
-TEST_CASE("--faults: a list naming faults has only those; a removal starts from all") {
+TEST_CASE("fault lists: a list naming faults has only those, a removal starts from all") {
   // An audit found "crash" read as all faults (FaultMix starts all-on), so a one-fault sweep
   // ran every fault, and the replay command printed for all,-crash rebuilt another world.
   using causal::sim::FaultMix;
