@@ -280,7 +280,18 @@ std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string&
         return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(group), topic,
                                                          partition, rd_kafka_err2str(committed->err))));
       }
-      if (committed && committed->offset >= 0 && committed->offset <= lso) return std::max<Offset>(committed->offset, low);
+      if (committed && committed->offset >= 0 && committed->offset < low) {
+        // Retention or DeleteRecords passed the commit: the records between are gone, and the
+        // read skips them; said, as --commit's member says it (group_membership.cpp).
+        if (observer) {
+          observer->note(fmt::format("{}/{}: the committed offset {} is below the log start {} (records deleted: "
+                                     "retention or DeleteRecords); starting at the log start, without the commit's "
+                                     "resolution state",
+                                     topic, partition, committed->offset, low));
+        }
+        return low;
+      }
+      if (committed && committed->offset >= 0 && committed->offset <= lso) return committed->offset;
       if (committed && committed->offset >= 0) {
         // Past the LSO: within the log up to the high watermark (a commit another tool made
         // while a transaction was open); past it, the commit belongs to a log that is gone

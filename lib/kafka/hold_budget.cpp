@@ -187,7 +187,10 @@ HoldBudgetStats ConsumerHost::hold_budget() const {
   s.held_bytes = impl_->held_total;
   for (ChannelId c = 0; c < impl_->chans.size(); ++c) {
     const auto& st = impl_->chans[c];
-    const Offset at = std::max(st.baseline, st.reported);
+    // Where the next fetch starts: past the last record handed to the gate (held or not),
+    // or the last position signal, whichever is further (an audit saw "at 0" with 686
+    // records of the partition received and held).
+    const Offset at = std::max({st.baseline, st.reported, st.returned});
     if (st.assigned && st.budget_paused && !st.failed && at < st.lso) s.paused_unread.push_back({c, at, st.lso});
   }
   return s;
