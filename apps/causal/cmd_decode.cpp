@@ -202,6 +202,9 @@ class KcatParser {
             if (!eat(',')) return fail("expected ',' or ']' in \"headers\"");
           }
         }
+        // kcat -J writes name, value pairs: an odd count is not its output (a name whose
+        // value went missing would otherwise be dropped unseen).
+        if (rec.headers.size() % 2 != 0) return fail("\"headers\" holds an odd number of elements (kcat -J writes name, value pairs)");
       } else if (!skip_value()) {
         return fail(fmt::format("cannot read the value of \"{}\"", key));
       }
@@ -857,7 +860,8 @@ void setup_decode(CLI::App& sub, Outcome& result) {
                                   {{"base64", Input::base64}, {"hex", Input::hex}, {"raw", Input::raw}}, Input::base64,
                                   "How stdin holds headers: base64 (one per line), hex (one per line), raw (all of "
                                   "stdin is one header)");
-  sub.add_flag("--kcat", o->kcat, "Stdin is `kcat -J` output: decode each record's causal.clock header");
+  sub.add_flag("--kcat", o->kcat, "Stdin is `kcat -J` output: decode each record's causal.clock header")
+      ->excludes(input);  // kcat -J is its own input form: --input would be ignored
   sub.add_flag("--validate", o->validate, "Only check: print nothing, exit 3 at the first malformed header");
   add_format_option(sub, o->format, {Format::jsonl, Format::json, Format::text}, Format::jsonl);
   // --timeout-ms as explain and baseline spell it; --timeout, its first name, still works.

@@ -12,6 +12,7 @@
 // non-blank stdin line is one clock, and each gives one output line (base64 or hex), or
 // the bytes of the single clock with --output raw. Lines are written as they are read; at a
 // bad line (exit 2, naming the line and field) the lines before it have been written.
+#include <algorithm>
 #include <unistd.h>
 
 #include <cerrno>
@@ -178,6 +179,11 @@ Outcome emit(const Clock& clock, const Names& names, Output output) {
 Outcome run_encode(const EncodeOptions& o) {
   Names names;
   if (!o.clock.empty()) {
+    // encode "$UNSET" must not quietly write the empty clock: that one is spelt {}.
+    if (std::all_of(o.clock.begin(), o.clock.end(),
+                    [](const std::string& a) { return a.find_first_not_of(" \t\r\n") == std::string::npos; })) {
+      return std::unexpected(usage_error("no clock given: the clock argument is empty ({} is the empty clock)"));
+    }
     std::string text;
     for (const auto& a : o.clock) text += (text.empty() ? "" : " ") + a;
     auto c = parse_clock(text, o.input, names);

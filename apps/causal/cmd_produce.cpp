@@ -47,7 +47,10 @@ void setup_produce(CLI::App& sub, Outcome& result) {
   add_kafka_options(sub, o->connection);
   one_of(sub.add_option("--input", o->input, "Input format: jsonl (one object per line) or text (one value per line)"),
          {"jsonl", "text"});
-  sub.add_option("--transactional-id", o->transactional_id, "Produce in transactions with this transactional.id");
+  sub.add_option("--transactional-id", o->transactional_id, "Produce in transactions with this transactional.id")
+      // --transactional-id "$UNSET" must not quietly produce outside transactions.
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty transactional id") : std::string(); },
+                             ""));
   sub.add_option("--commit-every", o->commit_every, "End the transaction after every N records (default: one for all)")
       ->check(whole_number(1));
   sub.add_flag("--abort", o->abort, "End every transaction with an abort instead of a commit");

@@ -116,6 +116,8 @@ check "decode --kcat" 3 '"topic":"codecdemo"' '"offset":0' '"sender":"café"' '"
   '"header_present":false' -- "codecdemo/0@3:" "count_too_large"
 run_in '{"topic":"t","partition":0,"offset":5,"headers":["x","y"]\n' decode --kcat
 check "decode --kcat: not kcat output is a usage error" 2 -- "line 1: not kcat -J output"
+run_in '{"topic":"t","partition":0,"offset":5,"headers":["causal.clock","\\u0001\\u0000","x"]}\n' decode --kcat
+check "decode --kcat: an odd headers array is not kcat output" 2 -- '"headers" holds an odd number of elements'
 run_in '{"not":"kcat"}\n' decode --kcat
 check "decode --kcat: an object without topic, partition and offset is not kcat output" 2 -- \
   'line 1: not kcat -J output: a record has "topic", "partition" and "offset"'

@@ -290,6 +290,11 @@ usage "cannot read the property file: it is a directory" baseline t -b 127.0.0.1
 usage "cannot read the property file: No such file or directory" baseline t -b 127.0.0.1:1 -F "$TMP/none.props"
 usage "(200 bytes)" demo "$(printf 'y%.0s' {1..200})"
 usage "not expected: 'a' 'b c' 'd'" demo a "b c" d
+# helper-32: an empty --transactional-id ran outside transactions (exit 0); encode '' wrote
+# the empty clock; --kcat silently ignored --input.
+usage "--transactional-id: an empty transactional id" produce t -b 127.0.0.1:1 --transactional-id ''
+usage "the clock argument is empty ({} is the empty clock)" encode ''
+usage "--input excludes --kcat" decode --kcat --input hex
 # causal help --help is help, not an unknown subcommand.
 if timeout 10 "$CAUSAL" help --help >"$TMP/out" 2>"$TMP/err" && grep -qF "Usage: causal" "$TMP/out"; then
   passes=$((passes + 1))
