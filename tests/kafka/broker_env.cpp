@@ -240,6 +240,38 @@ std::string create_topic_named(const std::string& name, int partitions, const Pr
   return name;
 }
 
+void delete_topic(const std::string& name) {
+  HandlePtr rk = make_handle(RD_KAFKA_PRODUCER);
+  QueuePtr queue(rd_kafka_queue_new(rk.get()));
+  rd_kafka_DeleteTopic_t* topic = rd_kafka_DeleteTopic_new(name.c_str());
+  AdminOptionsPtr options = admin_options(rk.get(), RD_KAFKA_ADMIN_OP_DELETETOPICS);
+  rd_kafka_DeleteTopics(rk.get(), &topic, 1, options.get(), queue.get());
+  rd_kafka_DeleteTopic_destroy(topic);
+  EventPtr ev = wait_admin_result(queue.get(), RD_KAFKA_EVENT_DELETETOPICS_RESULT, "DeleteTopics " + name);
+  size_t n = 0;
+  const rd_kafka_topic_result_t** results =
+      rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev.get()), &n);
+  if (n != 1) fail("DeleteTopics " + name + ": " + std::to_string(n) + " results");
+  check(rd_kafka_topic_result_error(results[0]), "DeleteTopics " + name);
+}
+
+void delete_records(const std::string& topic, int32_t partition, int64_t before) {
+  HandlePtr rk = make_handle(RD_KAFKA_PRODUCER);
+  QueuePtr queue(rd_kafka_queue_new(rk.get()));
+  PartitionListPtr list(rd_kafka_topic_partition_list_new(1));
+  rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), partition)->offset = before;
+  rd_kafka_DeleteRecords_t* request = rd_kafka_DeleteRecords_new(list.get());
+  AdminOptionsPtr options = admin_options(rk.get(), RD_KAFKA_ADMIN_OP_DELETERECORDS);
+  rd_kafka_DeleteRecords(rk.get(), &request, 1, options.get(), queue.get());
+  rd_kafka_DeleteRecords_destroy(request);
+  const std::string what = "DeleteRecords " + topic + "/" + std::to_string(partition);
+  EventPtr ev = wait_admin_result(queue.get(), RD_KAFKA_EVENT_DELETERECORDS_RESULT, what);
+  const rd_kafka_topic_partition_list_t* got =
+      rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(ev.get()));
+  if (got == nullptr || got->cnt != 1) fail(what + ": no result for the partition");
+  check(got->elems[0].err, what);
+}
+
 Watermarks query_watermarks(rd_kafka_t* handle, const std::string& topic, int32_t partition) {
   Watermarks w;
   check(rd_kafka_query_watermark_offsets(handle, topic.c_str(), partition, &w.low, &w.high, 10'000),

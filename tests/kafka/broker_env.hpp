@@ -82,6 +82,14 @@ std::string create_topic(std::string_view prefix, int partitions = 1, const Prop
 // Fails if the topic exists.
 std::string create_topic_named(const std::string& name, int partitions = 1, const Properties& config = {});
 
+// Deletes a topic (DeleteTopics); returns once the controller accepted it. The deletion may
+// still be under way in the broker's metadata: a create of the same name can fail for a while.
+void delete_topic(const std::string& name);
+
+// Deletes the records of topic/partition below `before` (DeleteRecords): its log start becomes
+// `before`.
+void delete_records(const std::string& topic, int32_t partition, int64_t before);
+
 struct Watermarks {
   int64_t low = -1;
   int64_t high = -1;

@@ -181,18 +181,7 @@ TEST_CASE("relay: an input topic re-created under the relay ends it, its transac
   while ((*relay)->counters().delivered < 3 && std::chrono::steady_clock::now() < deadline) REQUIRE((*relay)->poll());
   REQUIRE((*relay)->commit());
 
-  {  // delete the input topic, then create it again under the same name
-    t::HandlePtr admin = t::make_handle(RD_KAFKA_PRODUCER, {});
-    rd_kafka_DeleteTopic_t* del = rd_kafka_DeleteTopic_new(in.c_str());
-    rd_kafka_queue_t* q = rd_kafka_queue_new(admin.get());
-    rd_kafka_DeleteTopics(admin.get(), &del, 1, nullptr, q);
-    rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 15000);
-    REQUIRE(ev != nullptr);
-    REQUIRE(rd_kafka_event_error(ev) == RD_KAFKA_RESP_ERR_NO_ERROR);
-    rd_kafka_event_destroy(ev);
-    rd_kafka_queue_destroy(q);
-    rd_kafka_DeleteTopic_destroy(del);
-  }
+  t::delete_topic(in);  // then create it again under the same name
   for (int attempt = 0;; ++attempt) {
     try {
       t::create_topic_named(in, 1);

@@ -786,31 +786,10 @@ TEST_CASE("a custody restatement is committed as causal2 metadata, and refused w
 // said only "the send is at or above the baseline, or not appended yet", although the log
 // start above 0 may have taken the send with it (helper-26: DeleteRecords below it). It now
 // names that case too.
-namespace {
-
-// DeleteRecords: the records of topic/partition below `before` are deleted (log start = before).
-void delete_records(const std::string& topic, int partition, std::int64_t before) {
-  t::HandlePtr admin = t::make_handle(RD_KAFKA_PRODUCER, {});
-  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset = before;
-  rd_kafka_DeleteRecords_t* del = rd_kafka_DeleteRecords_new(list);
-  rd_kafka_topic_partition_list_destroy(list);
-  rd_kafka_queue_t* q = rd_kafka_queue_new(admin.get());
-  rd_kafka_DeleteRecords(admin.get(), &del, 1, nullptr, q);
-  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 15000);
-  REQUIRE(ev != nullptr);
-  REQUIRE(rd_kafka_event_error(ev) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  rd_kafka_event_destroy(ev);
-  rd_kafka_queue_destroy(q);
-  rd_kafka_DeleteRecords_destroy(del);
-}
-
-}  // namespace
-
 TEST_CASE("a lookup with nothing left to scan names a log start that may have taken the send") {
   std::string T = t::create_topic("tail-deleted-send", 2);
   produce(T + "/1", with_clock("s1", "origin=s:1") + with_clock("s2", "origin=s:2"), "--no-stamp");
-  delete_records(T, 1, 2);
+  t::delete_records(T, 1, 2);
   produce(T + "/0", with_clock("a", "origin=x:1 " + T + "/1#s:1"), "--no-stamp");
   Run r = run_causal("tail " + brokers() + " --from " + T + "/1=2 -e --format jsonl " + T);
   INFO(r.out << r.err);
@@ -902,7 +881,7 @@ TEST_CASE("from committed: a commit below the log start is said, and the read st
   produce(T + "/0", with_clock("a", "origin=s:1") + with_clock("b", "origin=s:2") + with_clock("c", "origin=s:3"),
           "--no-stamp");
   t::commit_offsets(G, T, {{0, 1}});
-  delete_records(T, 0, 2);
+  t::delete_records(T, 0, 2);
   Run r = run_causal("tail " + brokers() + " " + T + " --group " + G + " --from committed -e --format jsonl");
   INFO(r.out << r.err);
   CHECK(r.code == 0);
