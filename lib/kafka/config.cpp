@@ -20,6 +20,7 @@
 
 #include "causal/kafka/authentication.hpp"
 #include "causal/kafka/config_file.hpp"
+#include "causal/kafka/owned_properties.hpp"
 #include "causal/kafka/reachability.hpp"
 
 namespace causal::kafka {
@@ -84,6 +85,17 @@ std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, co
   }
   remember_secret(key, value);
   return {};
+}
+
+// set() for a property a user gave (configuration file, --cluster section, -F, -X): one that
+// causal sets itself (owned_properties.hpp) is refused, naming where it came from.
+std::expected<void, Error> set_user(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
+                                    std::string_view where) {
+  if (auto why = refuse_owned_property(key, value)) {
+    return std::unexpected(usage_error(fmt::format("{}: cannot set property {}={}: {}", where, key,
+                                                   name_excerpt(value), *why)));
+  }
+  return set(conf, key, value, where);
 }
 
 // The text of a -F file. A file that can be read only once (a pipe, as `-F <(...)` and
@@ -190,7 +202,7 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   if (*config) {
     for (const auto& e : (*config)->global) {
       auto where = fmt::format("{}:{}", (*config)->path, e.line);
-      if (auto r = set(conf.get(), e.key, e.value, where); !r) return std::unexpected(r.error());
+      if (auto r = set_user(conf.get(), e.key, e.value, where); !r) return std::unexpected(r.error());
     }
   }
   if (!opts.cluster.empty()) {
@@ -210,7 +222,7 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
     }
     for (const auto& e : *section) {
       auto where = fmt::format("{}:{}", (*config)->path, e.line);
-      if (auto r = set(conf.get(), e.key, e.value, where); !r) return std::unexpected(r.error());
+      if (auto r = set_user(conf.get(), e.key, e.value, where); !r) return std::unexpected(r.error());
       brokers_set = brokers_set || sets_brokers(e.key);
     }
   }
@@ -234,15 +246,22 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
       // (causal-config(5)): a line copied from one works in the other.
       kv->first = std::string(trim_blanks(kv->first));
       kv->second = std::string(trim_blanks(kv->second));
-      if (auto r = set(conf.get(), kv->first, kv->second, where); !r) return std::unexpected(r.error());
+      if (auto r = set_user(conf.get(), kv->first, kv->second, where); !r) return std::unexpected(r.error());
       brokers_set = brokers_set || sets_brokers(kv->first);
     }
   }
   for (const auto& p : opts.properties) {
     auto kv = split_property(p, "-X");
     if (!kv) return std::unexpected(kv.error());
-    if (auto r = set(conf.get(), kv->first, kv->second, "-X"); !r) return std::unexpected(r.error());
+    if (auto r = set_user(conf.get(), kv->first, kv->second, "-X"); !r) return std::unexpected(r.error());
     brokers_set = brokers_set || sets_brokers(kv->first);
+  }
+  // A handle's own value of a property causal owns is set last, over every source: a user's
+  // isolation.level=read_committed (accepted, see owned_properties.hpp) must not turn a
+  // handle that reads high watermarks (read_uncommitted) into one that reads the LSO.
+  for (const auto& [k, v] : defaults) {
+    if (!is_owned_property(k)) continue;
+    if (auto r = set(conf.get(), k, v, "default"); !r) return std::unexpected(r.error());
   }
   // Brokers: -b; else bootstrap.servers from -X, -F or the --cluster section; else
   // $CAUSAL_BROKERS (a default from the environment loses to what the command line or its

@@ -37,6 +37,9 @@ struct ConnectionOptions {
 //   4. -F files, in order; 5. -X properties, in order;
 //   6. bootstrap.servers from -b; without -b, from $CAUSAL_BROKERS unless step 3, 4 or 5 set
 //      bootstrap.servers (so $CAUSAL_BROKERS beats the file's lines outside any section).
+// Steps 2 to 5 may not change a property causal sets itself (owned_properties.hpp): a usage
+// error naming it and where it came from; the `defaults` value of such a property is set
+// again after step 5.
 // Errors name the property (value redacted when secret) or the file and line. No brokers from
 // any of them is a usage error: there is no default broker. Every secret value set is
 // remembered for scrub_secrets().
