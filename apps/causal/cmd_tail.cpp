@@ -36,6 +36,9 @@ constexpr const char* kCommitInterrupted =
     "causal tail: interrupted again: exiting without the last commit and without leaving the group; what was "
     "delivered since the last commit is read again by the group's next member\n";
 
+constexpr const char* kStartInterrupted =
+    "causal tail: interrupted while starting: exiting before anything was read (nothing was committed)\n";
+
 constexpr const char* kPeriodicCommitInterrupted =
     "causal tail: interrupted again: exiting without waiting for the commit in progress and without leaving the "
     "group; what was delivered since the last commit that succeeded is read again by the group's next member\n";
@@ -222,7 +225,11 @@ Outcome run_tail(const TailOptions& o) {
   co.commit_interval = std::chrono::milliseconds(0);
   co.commit_on_close = false;
   auto next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  // Opening waits on the brokers (metadata, start positions, a member's first join) without
+  // looking at g_stop: a signal then ends tail at once, before anything is read or written.
+  exit_on_any_signal(kStartInterrupted);
   auto opened = o.commit ? kafka::ConsumerHost::join(co, names, &writer) : kafka::ConsumerHost::open(co, names, &writer);
+  exit_on_any_signal(nullptr);
   if (!opened) return std::unexpected(opened.error());
   auto& host = **opened;
   writer.set_gate(&host.gate());

@@ -43,13 +43,19 @@ volatile std::sig_atomic_t g_stop = 0;
 
 namespace {
 const char* volatile g_second_note = nullptr;  // set once every record is written
+const char* volatile g_first_note = nullptr;   // set while nothing is read yet (start-up)
 }  // namespace
 
 void exit_on_second_signal(const char* note) { g_second_note = note; }
+void exit_on_any_signal(const char* note) { g_first_note = note; }
 
 void install_stop_signals() {
   struct sigaction sa {};
   sa.sa_handler = [](int) {
+    if (const char* note = g_first_note) {
+      (void)!::write(STDERR_FILENO, note, std::strlen(note));  // async-signal-safe
+      ::_exit(130);
+    }
     if (g_stop && g_second_note) {
       (void)!::write(STDERR_FILENO, g_second_note, std::strlen(g_second_note));  // async-signal-safe
       ::_exit(130);

@@ -47,6 +47,11 @@ void install_stop_signals();
 // abandoning the work left (a member's last commit and leaving its group, which wait on
 // the group coordinator: a whole outage, when the brokers are away).
 void exit_on_second_signal(const char* note);
+// While `note` is set (non-null), the first SIGINT/SIGTERM writes it to stderr and exits at
+// once with 130: for start-up waits that do not look at g_stop (metadata, start positions, a
+// member's first join, each up to --timeout-ms or a session), when nothing is read or written
+// yet. nullptr turns it off.
+void exit_on_any_signal(const char* note);
 
 // JSON text of channels and senders, rendered once per id and kept (ids are never reused
 // by a Names). append_clock appends clock_to_json(clock, names).dump(), byte for byte,

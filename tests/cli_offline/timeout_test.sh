@@ -35,5 +35,30 @@ for args in "tail -e t" "tail t/0" "produce t" "decode t/0@1" "explain --group g
     fails=$((fails + 1))
   fi
 done
+
+# A signal while tail waits at start ends it at once (helper-33 on 5ee2a8a: SIGINT, SIGINT,
+# SIGTERM were all ignored until --timeout-ms ran out, then exit 1): exit 130, one line,
+# nothing on stdout. Both tail paths (reading, and joining a group with --commit).
+for args in "tail t" "tail t --group g --commit" "tail t --format json"; do
+  for sig in INT TERM; do
+    # shellcheck disable=SC2086  # one word per argument
+    "$CAUSAL" $args -b "127.0.0.1:$port" --timeout-ms 30000 </dev/null >"$TMP/out" 2>"$TMP/err" &
+    pid=$!
+    sleep 1
+    start=$(date +%s%N)
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    ms=$((($(date +%s%N) - start) / 1000000))
+    if [[ $rc == 130 && $ms -lt 2000 && ! -s $TMP/out && $(wc -l <"$TMP/err") == 1 ]] &&
+      grep -qF "causal tail: interrupted while starting: exiting before anything was read" "$TMP/err"; then
+      passes=$((passes + 1))
+    else
+      echo "FAIL causal $args: SIG$sig while starting: exit $rc after $ms ms, stdout $(wc -c <"$TMP/out") bytes:"
+      sed 's/^/  stderr: /' "$TMP/err" | head -5
+      fails=$((fails + 1))
+    fi
+  done
+done
 echo "$passes passed, $fails failed"
 ((fails == 0))
