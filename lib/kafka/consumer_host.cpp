@@ -466,8 +466,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     }
     if (err) {
       rd_kafka_topic_partition_list_destroy(committed);
-      return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot read committed offsets: {}",
-                                                       quoted_excerpt(*opts.group), im.brokers, rd_kafka_err2str(err))));
+      return std::unexpected(committed_unreadable(*opts.group, im.brokers, err, opts.connect_timeout));
     }
   }
   ListPtr committed_guard(committed);  // null-safe: unique_ptr never destroys null
@@ -820,6 +819,10 @@ bool ConsumerHost::Impl::fetched(ChannelId c) const {
 
 bool ConsumerHost::caught_up() const {
   if (impl_->member && impl_->generations == 0) return false;  // not yet part of the group
+  // A generation that could not start (its committed offsets unreadable: the brokers away, or
+  // a commit pending in an open transaction) has partitions the gate has not got: nothing of
+  // them was read, so nothing is caught up (helper-34: -e exited 0 having read nothing).
+  if (impl_->member && impl_->generation_pending) return false;
   if (impl_->opts.lookups && gate_->held_count() > 0) {
     for (const auto& req : gate_->pending_lookups()) {
       if (!impl_->asked.contains(std::tuple{req.channel, req.sender, req.seq})) return false;

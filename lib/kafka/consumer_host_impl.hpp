@@ -298,9 +298,18 @@ struct ConsumerHost::Impl : GateObserver {
 };
 
 // The main handle's librdkafka defaults (read_committed, no auto commit, partition EOF
-// events), then opts.extra_defaults; -F and -X override them.
+// events), then opts.extra_defaults; -F and -X override those causal does not own
+// (owned_properties.hpp).
 std::vector<std::pair<std::string, std::string>> consumer_defaults(const ConsumerOptions& opts,
                                                                     const std::string& group);
+
+// The error when a group's committed offsets cannot be read (rd_kafka_committed). A read_committed
+// handle asks for stable offsets, and the coordinator answers UNSTABLE_OFFSET_COMMIT, which
+// librdkafka retries until its timeout, for a partition whose commit is still pending in an
+// open transaction (a relay's sendOffsetsToTransaction): a timeout names that cause beside an
+// unanswering coordinator, and the command that tells them apart.
+Error committed_unreadable(const std::string& group, const std::string& brokers, rd_kafka_resp_err_t err,
+                           std::chrono::milliseconds waited);
 
 // The start position the rules of `o` give topic/partition (the most specific rule wins).
 StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition);

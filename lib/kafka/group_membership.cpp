@@ -19,6 +19,7 @@
 
 #include "causal/excerpt.hpp"
 #include "causal/resolution_state.hpp"
+#include "causal/shell_word.hpp"
 #include "consumer_host_impl.hpp"
 
 namespace causal::kafka {
@@ -179,14 +180,27 @@ void ConsumerHost::Impl::reset_generation() {
   position_channels.clear();
 }
 
+Error committed_unreadable(const std::string& group, const std::string& brokers, rd_kafka_resp_err_t err,
+                           std::chrono::milliseconds waited) {
+  std::string message = fmt::format("group {} on {}: cannot read committed offsets: {}", quoted_excerpt(group), brokers,
+                                    rd_kafka_err2str(err));
+  if (err == RD_KAFKA_RESP_ERR__TIMED_OUT) {
+    message += fmt::format(
+        " (within {} ms: the group coordinator did not answer, or a commit of the group's offsets is pending in "
+        "a transaction still open, which keeps them unreadable until it ends; `causal baseline TOPIC --group {}` "
+        "marks such a partition \"(pending)\")",
+        waited.count(), shell_word(group));
+  }
+  return runtime_error(message);
+}
+
 std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_partition_list_t* parts) {
   ++generations;
   Names& names = host->names_;
   int tmo = static_cast<int>(opts.connect_timeout.count());
   ListPtr committed(rd_kafka_topic_partition_list_copy(parts));
   if (auto err = rd_kafka_committed(rk.get(), committed.get(), tmo); err) {
-    return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot read committed offsets: {}",
-                                                     quoted_excerpt(*opts.group), brokers, rd_kafka_err2str(err))));
+    return std::unexpected(committed_unreadable(*opts.group, brokers, err, opts.connect_timeout));
   }
   std::vector<ResolutionEntry> state;
   HandlePtr uncommitted;

@@ -918,3 +918,68 @@ TEST_CASE("tail from committed offsets restores the resolution state the group c
   CHECK(again.code == 0);
   CHECK(records(lines(again.out)).size() == 1);
 }
+
+// A member whose group's committed offsets cannot be read (a commit pending in an open
+// transaction: the coordinator answers UNSTABLE_OFFSET_COMMIT until it ends) has read nothing;
+// on 5ee2a8a `--commit -e` counted it caught up and exited 0 having delivered none of the
+// partition's records, and the error said only "Local: Timed out" (helper-34). It now waits,
+// says the pending commit may be the cause, and reads once the transaction ends.
+TEST_CASE("a member whose group's commit is pending in an open transaction waits with -e, says why, then reads") {
+  std::string T = t::create_topic("tail-pending-commit", 1);
+  std::string group = t::unique_name("pending-member");
+  t::Producer w;
+  w.send(T, {t::Record("r0"), t::Record("r1"), t::Record("r2")});
+  t::TransactionalProducer p;
+  p.begin();
+  p.send(T, t::Record("in-txn"));
+  rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offs, T.c_str(), 0)->offset = 2;
+  rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
+  rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
+  rd_kafka_consumer_group_metadata_destroy(cgm);
+  rd_kafka_topic_partition_list_destroy(offs);
+  if (e) {
+    std::string why = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    FAIL("send_offsets_to_transaction: " << why);
+  }
+
+  std::string out = tmpdir() + "/pending.out", err = tmpdir() + "/pending.err";
+  std::string cmd = "exec " + quote(causal_bin()) + " tail " + brokers() + " --group " + group +
+                    " --commit -e --format jsonl --timeout-ms 2000 " + T + " > " + out + " 2> " + err;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  const bool still_running = t::eventually([&] { return slurp(err).find("trying again") != std::string::npos; }, 20s) &&
+                             waitpid(pid, &status, WNOHANG) == 0;
+  INFO(slurp(out) << slurp(err));
+  if (!still_running) kill(pid, SIGKILL);
+  REQUIRE(still_running);
+  CHECK(slurp(out).empty());
+  CHECK(slurp(err).find("cannot read committed offsets: Local: Timed out (within 2000 ms: the group coordinator did "
+                        "not answer, or a commit of the group's offsets is pending in a transaction still open") !=
+        std::string::npos);
+  CHECK(slurp(err).find("`causal baseline TOPIC --group " + group + "` marks such a partition \"(pending)\"") !=
+        std::string::npos);
+
+  p.abort();  // the pending commit goes with it: no commit, so the member starts at the beginning
+  auto until = std::chrono::steady_clock::now() + 40s;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      FAIL("tail did not exit within 40 s of the abort: " << slurp(out) << slurp(err));
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  INFO(slurp(out) << slurp(err));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  auto recs = records(lines(slurp(out)));
+  REQUIRE(recs.size() == 3);  // r0..r2, not the aborted record
+  CHECK(recs[0]["value"] == "r0");
+  CHECK(recs[2]["value"] == "r2");
+  CHECK(t::committed_offsets(group, T, {0}).at(0) == 5);  // past r0..r2, the aborted record and its marker
+}
