@@ -82,9 +82,14 @@ Examples:
   seq 1000 | causal produce --input text --transactional-id loader --commit-every 100 numbers
   causal produce --report jsonl orders payments < workload.jsonl
 
-Exit status: 0 ok; 1 Kafka unreachable, unknown topic, delivery or transaction failure; 2 bad input.)");
+Exit status: 0 ok; 1 Kafka unreachable, unknown topic, delivery or transaction failure; 2 bad input;
+130 interrupted (SIGINT, SIGTERM: the open transaction is aborted).)");
   sub.callback([o, &result] { result = run_produce(*o); });
 }
+
+constexpr const char* kProduceInterruptedAgain =
+    "causal produce: interrupted again: exiting without waiting for the brokers; an open transaction stays open "
+    "until Kafka's transaction timeout aborts it, and sends not yet acknowledged may or may not have been written\n";
 
 namespace {
 
@@ -292,10 +297,17 @@ Outcome run_produce(const ProduceOptions& o) {
     return commit ? host.commit() : host.abort();
   };
 
+  // SIGINT/SIGTERM stop reading (a blocked read returns: no SA_RESTART); what follows ends
+  // the run as an error does: the open transaction is aborted, sends already made are
+  // waited for, the summary is said, exit 130. Killed by the signal instead, produce left
+  // its transaction open, pinning the partitions' LSO until Kafka's transaction timeout
+  // (helper-34). A second signal while that waits (on the brokers) exits at once.
+  install_stop_signals();
+  exit_on_second_signal(kProduceInterruptedAgain);
   std::string line;
   std::uint64_t lineno = 0;
   Outcome outcome;
-  while (std::getline(std::cin, line)) {
+  while (!g_stop && std::getline(std::cin, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     Parsed p;
@@ -379,6 +391,9 @@ Outcome run_produce(const ProduceOptions& o) {
       }
     }
   }
+  if (outcome && g_stop) {
+    outcome = std::unexpected(Error{Errc::interrupted, fmt::format("interrupted (SIGINT or SIGTERM) after stdin line {}", lineno)});
+  }
   // A read error is not the end of the input.
   if (outcome && std::ferror(stdin)) {
     outcome = std::unexpected(runtime_error(fmt::format("cannot read standard input (after line {}): {}", lineno,
@@ -403,7 +418,9 @@ Outcome run_produce(const ProduceOptions& o) {
   fmt::print(stderr, "causal produce: {} record{} sent, {} delivered, as {}", host.sent(), host.sent() == 1 ? "" : "s",
              host.delivered(), o.no_stamp ? "unstamped records" : "sender " + text_escaped(host.sender_name()));
   if (transactional) fmt::print(stderr, "; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
-  if (aborted_open) fmt::print(stderr, " (the last one on the error)");
+  if (aborted_open) {
+    fmt::print(stderr, " (the last one on the {})", outcome.error().code == Errc::interrupted ? "interrupt" : "error");
+  }
   // A transaction neither committed nor aborted (a fatal error: fenced): in the log, but no
   // read_committed reader ever sees its records, --report lines included.
   if (transactional && host.in_transaction() && !aborted_open) {

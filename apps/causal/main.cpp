@@ -1,7 +1,7 @@
 // causal: one binary, one subcommand per file (see subcommands.hpp for the table).
 // This is the one place that maps an Error to an exit code (man/causal.1 documents them):
 //   0 ok, 1 runtime failure, 2 usage error, 3 undecodable clock header, 4 records held,
-//   130 interrupted before a result that only counts whole (a simulate sweep).
+//   130 interrupted before a result that only counts whole (a simulate sweep, a produce run).
 // It is also the one catch boundary: running out of memory, and a write to standard
 // output that failed (output.hpp says what that means), end here with exit status 1 and
 // one line on stderr, never with status 0 or a stack trace.
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 undecodable causal.clock header,\n"
-      "4 records still held (explain: or undecided), 130 a simulate sweep interrupted.\n"
+      "4 records still held (explain: or undecided), 130 interrupted (a simulate sweep, produce).\n"
       "See causal(1) and causal-<subcommand>(1).");
 
   Outcome outcome;

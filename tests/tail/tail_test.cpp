@@ -983,3 +983,51 @@ TEST_CASE("a member whose group's commit is pending in an open transaction waits
   CHECK(recs[2]["value"] == "r2");
   CHECK(t::committed_offsets(group, T, {0}).at(0) == 5);  // past r0..r2, the aborted record and its marker
 }
+
+// SIGINT or SIGTERM to a transactional produce killed it with its transaction open (helper-34
+// on 5ee2a8a): the partition's LSO stayed pinned, every read_committed reader behind it, until
+// Kafka's transaction timeout. produce now aborts it, says so, and exits 130.
+TEST_CASE("produce interrupted in a transaction aborts it and exits 130, the LSO moving on at once") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    std::string T = t::create_topic("produce-interrupted", 1);
+    std::string err = tmpdir() + "/interrupted.err";
+    int to_produce[2];
+    REQUIRE(pipe(to_produce) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(to_produce[0], STDIN_FILENO);
+      close(to_produce[0]);
+      close(to_produce[1]);
+      std::string cmd = "exec " + quote(causal_bin()) + " produce " + brokers() + " --transactional-id " +
+                        t::unique_name("interrupted") + " " + T + " > /dev/null 2> " + err;
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+      _exit(127);
+    }
+    close(to_produce[0]);
+    const std::string line = "{\"value\":\"in-txn\"}\n";
+    REQUIRE(write(to_produce[1], line.data(), line.size()) == static_cast<ssize_t>(line.size()));
+    // The record is in the log, in a transaction still open: the LSO is below it.
+    INFO("signal " << sig);
+    REQUIRE(t::eventually([&] { return t::high_watermark(T, 0) == 1; }, 20s));
+    REQUIRE(t::last_stable_offset(T, 0) == 0);
+    kill(pid, sig);
+    int status = 0;
+    auto until = std::chrono::steady_clock::now() + 20s;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > until) {
+        kill(pid, SIGKILL);
+        FAIL("produce did not exit within 20 s of the signal: " << slurp(err));
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    close(to_produce[1]);
+    INFO(slurp(err));
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    CHECK(slurp(err).find("1 record sent, 1 delivered") != std::string::npos);
+    CHECK(slurp(err).find("0 transaction(s) committed, 1 aborted (the last one on the interrupt)") != std::string::npos);
+    CHECK(slurp(err).find("causal: interrupted (SIGINT or SIGTERM) after stdin line 1") != std::string::npos);
+    // Aborted, not left open: the marker follows the record and the LSO reaches the end.
+    CHECK(t::eventually([&] { return t::last_stable_offset(T, 0) == 2 && t::high_watermark(T, 0) == 2; }, 10s));
+  }
+}
