@@ -14,6 +14,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "causal/eprint.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/kafka/offsets.hpp"
 #include "subcommands.hpp"
@@ -110,7 +111,7 @@ Outcome run_baseline(const BaselineOptions& o) {
   if (!client) return std::unexpected(client.error());
   auto channels = client->resolve(specs);
   if (!channels) return std::unexpected(channels.error());
-  if (show_progress()) fmt::print(stderr, "listing offsets of {} partition(s)...\n", channels->size());
+  if (show_progress()) eprint("listing offsets of {} partition(s)...\n", channels->size());
   auto offsets = client->list_offsets(*channels);
   if (!offsets) return std::unexpected(offsets.error());
 
@@ -244,7 +245,7 @@ Outcome run_baseline(const BaselineOptions& o) {
   }
   if (applied && o.format != Format::text) {
     for (const auto& r : rows) {
-      fmt::print(stderr, "causal: group {} {}: {} -> {}\n", quoted_excerpt(o.group), chan(r.offsets.channel),
+      eprint("causal: group {} {}: {} -> {}\n", quoted_excerpt(o.group), chan(r.offsets.channel),
                  r.committed ? fmt::format("{}", *r.committed) : std::string("none"), r.baseline);
     }
   }

@@ -28,6 +28,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/eprint.hpp"
 #include "bounded_input.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/excerpt.hpp"
@@ -430,7 +431,7 @@ class Printer {
   void finish(bool ok) {
     if (o_.validate) {
       const std::size_t valid = count_ - absent_;
-      fmt::print(stderr, "causal decode: {}{} header{} valid{}\n", ok ? "" : "before the error, ", valid,
+      eprint("causal decode: {}{} header{} valid{}\n", ok ? "" : "before the error, ", valid,
                  valid == 1 ? "" : "s",
                  absent_ ? fmt::format(", {} record{} without one", absent_, absent_ == 1 ? "" : "s") : "");
       return;
@@ -689,7 +690,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
                                                where, src.first, span.log_start));
       first = span.lso;
     } else {
-      fmt::print(stderr, "causal decode: {} starts at {}: offsets before it were deleted\n", where, span.log_start);
+      eprint("causal decode: {} starts at {}: offsets before it were deleted\n", where, span.log_start);
       if (src.last && *src.last < span.log_start) {
         at_end_note = "";
         first = span.lso;
@@ -723,7 +724,7 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
   // was one.
   const auto offsets_verdict = [&] {
     if (at_end_error) result = std::unexpected(*at_end_error);
-    else if (at_end_note) fmt::print(stderr, "{}", *at_end_note);
+    else if (at_end_note) eprint("{}", *at_end_note);
     return at_end_error || at_end_note;
   };
   Clock clock;
@@ -749,10 +750,10 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
             "business records)",
             where, src.first, m->offset)));
       } else if (src.last && m->offset <= *src.last) {
-        fmt::print(stderr, "causal decode: {} ends at {}, before the end of the range {}{}\n", where, m->offset,
+        eprint("causal decode: {} ends at {}, before the end of the range {}{}\n", where, m->offset,
                    *src.last, held_back);
       } else if (!src.last && !held_back.empty()) {
-        fmt::print(stderr, "causal decode: {} ends at {}{}\n", where, m->offset, held_back);  // A.. read to its end
+        eprint("causal decode: {} ends at {}{}\n", where, m->offset, held_back);  // A.. read to its end
       }
       break;
     }
@@ -831,7 +832,7 @@ Outcome run_decode(const DecodeOptions& o) {
     sources.push_back(*k);
   }
   if (sources.empty() && isatty(STDIN_FILENO)) {
-    fmt::print(stderr, "causal decode: reading {} headers from the terminal (one per line, Ctrl-D ends)\n",
+    eprint("causal decode: reading {} headers from the terminal (one per line, Ctrl-D ends)\n",
                o.kcat ? "kcat -J" : o.input == Input::hex ? "hex" : o.input == Input::raw ? "raw" : "base64");
   }
   Names names;

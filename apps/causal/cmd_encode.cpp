@@ -28,6 +28,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/eprint.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "output.hpp"
@@ -190,7 +191,7 @@ Outcome run_encode(const EncodeOptions& o) {
     if (!c) return std::unexpected(usage_error(fmt::format("clock argument: {}", c.error())));
     return emit(*c, names, o.output);
   }
-  if (isatty(STDIN_FILENO)) fmt::print(stderr, "causal encode: reading clocks from the terminal (one per line, Ctrl-D ends)\n");
+  if (isatty(STDIN_FILENO)) eprint("causal encode: reading clocks from the terminal (one per line, Ctrl-D ends)\n");
   // Streamed: each clock's line is written as soon as it is read, and flushed before a read
   // that may wait, so `encode | head -1` ends and lines before a bad one are kept (as
   // decode does). --output raw writes one header, so its clock waits for the end of input:

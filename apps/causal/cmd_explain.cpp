@@ -33,6 +33,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "causal/eprint.hpp"
 #include "causal/diagnosis.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/kafka/explain_scan.hpp"
@@ -69,7 +70,7 @@ std::optional<std::string> remedy_connection(const kafka::ConnectionOptions& con
   std::vector<std::string> left_out;
   std::string words = connection_words(conn, left_out);
   for (const auto& what : left_out) {
-    fmt::print(stderr, "causal explain: remedies leave out {}: add it when you run them\n", what);
+    eprint("causal explain: remedies leave out {}: add it when you run them\n", what);
   }
   if (words.empty()) return std::nullopt;
   return words;
@@ -98,10 +99,10 @@ class Progress : public kafka::HostObserver {
     ++held_;
     tick();
   }
-  void note(std::string_view line) override { fmt::print(stderr, "causal explain: {}\n", line); }
+  void note(std::string_view line) override { eprint("causal explain: {}\n", line); }
   bool tty() const { return tty_; }
   void done() {
-    if (tty_ && shown_) fmt::print(stderr, "\r\033[K");
+    if (tty_ && shown_) eprint("\r\033[K");
   }
   std::uint64_t delivered_count() const { return delivered_; }
   const std::vector<IgnoredClaim>& ignored() const { return ignored_; }
@@ -137,7 +138,7 @@ class Progress : public kafka::HostObserver {
     if (now - last_ < std::chrono::milliseconds(250)) return;
     last_ = now;
     shown_ = true;
-    fmt::print(stderr, "\rreplaying to the LSO: {} delivered, {} holds", delivered_, held_);
+    eprint("\rreplaying to the LSO: {} delivered, {} holds", delivered_, held_);
   }
   bool tty_;
   bool shown_ = false;
@@ -346,7 +347,7 @@ Outcome explain_group(const ExplainOptions& o) {
                                   chan(c.channel), c.offset ? fmt::format("{}", *c.offset) : std::string("(none)")));
     }
   }
-  for (const auto& n : notes) fmt::print(stderr, "causal explain: {}\n", n);
+  for (const auto& n : notes) eprint("causal explain: {}\n", n);
 
   Progress progress(show_progress(), names, left_out);
   std::signal(SIGINT, on_signal);
@@ -375,7 +376,7 @@ Outcome explain_group(const ExplainOptions& o) {
   const auto policies = client->cleanup_policies(scope_topics);
   for (const auto& topic : scope_topics) {
     if (!policies.contains(topic)) {
-      fmt::print(stderr,
+      eprint(
                  "causal explain: the configuration of topic {} could not be read (DescribeConfigs): whether it is "
                  "compacted is not known, and a claimed send that compaction removed would be diagnosed as not "
                  "appended\n",
@@ -430,7 +431,7 @@ Outcome explain_group(const ExplainOptions& o) {
     from = std::min(from, to);
     const std::string sender = std::string(names.sender_name(sender_id));
     auto scan_progress = [&](Offset at) {
-      if (progress.tty()) fmt::print(stderr, "\rlooking up {}/{} sender '{}' send #{}: at offset {} (scan [{}, {}))\033[K",
+      if (progress.tty()) eprint("\rlooking up {}/{} sender '{}' send #{}: at offset {} (scan [{}, {}))\033[K",
                                      target.topic, target.partition, sender, seq, at, from, to);
     };
     auto loc = kafka::locate_send(o.conn, target, sender, seq, from, to, o.replay_timeout_ms, scan_progress);
@@ -449,7 +450,7 @@ Outcome explain_group(const ExplainOptions& o) {
         timed_out = true;  // a hole [wide->scanned_to, from): only [from, to) counts as scanned
       }
     }
-    if (progress.tty()) fmt::print(stderr, "\r\033[K");
+    if (progress.tty()) eprint("\r\033[K");
     if (!loc->offset && (loc->scanned_from > log_start || timed_out)) {
       // With the connection options the diagnosis's remedies carry (worked out once, above).
       std::string further = fmt::format("causal explain{} --group {}{} --lookup-max-offsets {}",

@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "causal/eprint.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "causal/kafka/producer_host.hpp"
@@ -415,18 +416,18 @@ Outcome run_produce(const ProduceOptions& o) {
   host.on_delivery = nullptr;  // `report` dies before `host`, whose destructor flushes
   std::fwrite(report.data(), 1, report.size(), stdout);
   std::fflush(stdout);
-  fmt::print(stderr, "causal produce: {} record{} sent, {} delivered, as {}", host.sent(), host.sent() == 1 ? "" : "s",
+  eprint("causal produce: {} record{} sent, {} delivered, as {}", host.sent(), host.sent() == 1 ? "" : "s",
              host.delivered(), o.no_stamp ? "unstamped records" : "sender " + text_escaped(host.sender_name()));
-  if (transactional) fmt::print(stderr, "; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
+  if (transactional) eprint("; {} transaction(s) committed, {} aborted", host.commits(), host.aborts());
   if (aborted_open) {
-    fmt::print(stderr, " (the last one on the {})", outcome.error().code == Errc::interrupted ? "interrupt" : "error");
+    eprint(" (the last one on the {})", outcome.error().code == Errc::interrupted ? "interrupt" : "error");
   }
   // A transaction neither committed nor aborted (a fatal error: fenced): in the log, but no
   // read_committed reader ever sees its records, --report lines included.
   if (transactional && host.in_transaction() && !aborted_open) {
-    fmt::print(stderr, "; the last one was not committed: read_committed readers never see its records");
+    eprint("; the last one was not committed: read_committed readers never see its records");
   }
-  fmt::print(stderr, "\n");
+  eprint("\n");
   return outcome;
 }
 

@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/eprint.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/sim/explore.hpp"
 #include "causal/sim/scenarios.hpp"
@@ -271,9 +272,9 @@ Outcome run_simulate(const SimulateOptions& o) {
       if (now - last < std::chrono::milliseconds(250) && done != total) return;
       last = now;
       const double s = std::chrono::duration<double>(now - t0).count();
-      fmt::print(stderr, "\r  {}/{} worlds  {:.0f}/s  {} failing ", done, total, s > 0 ? static_cast<double>(done) / s : 0.0,
+      eprint("\r  {}/{} worlds  {:.0f}/s  {} failing ", done, total, s > 0 ? static_cast<double>(done) / s : 0.0,
                  failing);
-      if (done == total) fmt::print(stderr, "\n");
+      if (done == total) eprint("\n");
     };
   }
   const sim::SweepResult r = sim::run_sweep(so);

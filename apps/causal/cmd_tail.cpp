@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include "causal/eprint.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "subcommands.hpp"
 #include "tail_format.hpp"
@@ -114,7 +115,7 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
   const Gate& g = host.gate();
   const GateStats s = w.run_stats();
   if (counters) {
-    fmt::print(stderr,
+    eprint(
                "{}: {} delivered ({} printed) of {} received; {} held on arrival; bridges: {} at receive, {} "
                "behind a held head, {} by position advance; {} lookups; {} still held\n",
                prog, s.delivered, w.printed(), s.received, s.holds, s.bridges_at_receive, s.head_fold_ins,
@@ -124,12 +125,12 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
   // and records were held; "held" as the budget charges them (ConsumerHost::hold_budget).
   const kafka::HoldBudgetStats budget = host.hold_budget();
   if (counters && budget.pauses > 0) {
-    fmt::print(stderr,
+    eprint(
                "{}: hold budget {} bytes: peak {} bytes held; {} pauses, {} resumes; {} times over the budget with "
                "nothing deliverable\n",
                prog, budget.budget, budget.peak_held_bytes, budget.pauses, budget.resumes, budget.overruns);
   } else if (counters && budget.budget == 0 && budget.peak_held_bytes > 0) {
-    fmt::print(stderr, "{}: no hold budget: peak {} bytes held\n", prog, budget.peak_held_bytes);
+    eprint("{}: no hold budget: peak {} bytes held\n", prog, budget.peak_held_bytes);
   }
   // What was not read: a partition the budget paused with records below its LSO (caught_up()
   // counts it once nothing fetched can release a held head). Always said, as what is held is.
@@ -139,13 +140,13 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
       list += fmt::format("{}{} (at {}, last stable offset {})", list.empty() ? "" : ", ",
                           host.names().channel_text(u.channel), u.position, u.lso);
     }
-    fmt::print(stderr,
+    eprint(
                "{}: not read: {}, paused by the hold budget while nothing fetched could release the held records; "
                "their records may be deliverable: raise --max-held-bytes to read them\n",
                prog, list);
   }
   if (g.held_count() == 0) return;
-  fmt::print(stderr, "{}: still held when it ended: {} record{}\n", prog, g.held_count(),
+  eprint("{}: still held when it ended: {} record{}\n", prog, g.held_count(),
              g.held_count() == 1 ? "" : "s");
   auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::steady_clock::now().time_since_epoch())
@@ -153,12 +154,12 @@ void print_tail_summary(const kafka::ConsumerHost& host, const RecordWriter& w, 
   for (ChannelId c : g.scope()) {
     if (g.held_count(c) == 0) continue;
     auto head = g.head(c);
-    fmt::print(stderr, "  {}: frontier {}, {} held, head @{} held {:.1f} s", host.names().channel_text(c),
+    eprint("  {}: frontier {}, {} held, head @{} held {:.1f} s", host.names().channel_text(c),
                g.frontier(c), g.held_count(c), head ? head->offset : -1,
                head ? static_cast<double>(now_us - head->received_at) / 1e6 : 0.0);
-    if (auto f = g.failed_at(c)) fmt::print(stderr, " (failed closed at @{})", *f);
-    fmt::print(stderr, "; waiting for:\n");
-    for (const auto& b : g.unsatisfied(c)) fmt::print(stderr, "      {}\n", w.describe(b));
+    if (auto f = g.failed_at(c)) eprint(" (failed closed at @{})", *f);
+    eprint("; waiting for:\n");
+    for (const auto& b : g.unsatisfied(c)) eprint("      {}\n", w.describe(b));
   }
 }
 

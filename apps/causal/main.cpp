@@ -5,6 +5,10 @@
 // It is also the one catch boundary: running out of memory, and a write to standard
 // output that failed (output.hpp says what that means), end here with exit status 1 and
 // one line on stderr, never with status 0 or a stack trace.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -38,6 +42,13 @@ int main(int argc, char** argv) {
   using namespace causal;
   using namespace causal::cli;
 
+  // Started with standard error closed (2>&-), the first file or socket opened would get
+  // descriptor 2 and diagnostics would be written into it (a broker connection, say): it is
+  // pointed at /dev/null instead. Diagnostics that cannot be written are dropped (eprint.hpp).
+  // Standard output is left as it is: a write to a closed one is a failed write (exit 1).
+  if (::fcntl(STDERR_FILENO, F_GETFD) == -1 && errno == EBADF) {
+    if (int fd = ::open("/dev/null", O_WRONLY); fd >= 0 && fd != STDERR_FILENO) ::close(fd);
+  }
   output::init();
   // Reading stdin with getline() catches a failed allocation and only sets badbit, so
   // a line too long for memory looked like the end of the input: let it reach the catch

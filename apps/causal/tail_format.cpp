@@ -10,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/eprint.hpp"
 #include "causal/kafka/text.hpp"
 #include "output.hpp"
 
@@ -434,7 +435,7 @@ void RecordWriter::held(ChannelId ch, Offset off, const Blocker& b) {
 }
 
 void RecordWriter::lookup(const kafka::LookupReport& r) {
-  fmt::print(stderr, "{}: {}\n", settings_.prog, r.text);
+  eprint("{}: {}\n", settings_.prog, r.text);
   if (!settings_.show_held) return;
   if (settings_.format == Format::text) {
     // r.text starts with "lookup " itself: the event column says it once.
@@ -480,7 +481,7 @@ void RecordWriter::failed_closed(const kafka::HeaderFailure& f) {
 
 void RecordWriter::note(std::string_view text) {
   flush();
-  fmt::print(stderr, "{}: {}\n", settings_.prog, text);
+  eprint("{}: {}\n", settings_.prog, text);
 }
 
 void RecordWriter::text_bytes(const void* data, std::size_t size) {

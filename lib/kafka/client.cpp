@@ -11,6 +11,8 @@
 
 #include <fmt/core.h>
 
+#include "causal/eprint.hpp"
+
 namespace causal::kafka {
 
 std::vector<std::string> ClientLog::take() {
@@ -117,7 +119,7 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
   if (level >= 7) {
     if (log.take_debug(fac, buf)) return;
     const auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    fmt::print(stderr, "%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), scrub_secrets(buf));
+    eprint("%{}|{:.3f}|{}|{}| {}\n", level, now, fac, rd_kafka_name(rk), scrub_secrets(buf));
     return;
   }
   if (level > 4) return;

@@ -1031,3 +1031,23 @@ TEST_CASE("produce interrupted in a transaction aborts it and exits 130, the LSO
     CHECK(t::eventually([&] { return t::last_stable_offset(T, 0) == 2 && t::high_watermark(T, 0) == 2; }, 10s));
   }
 }
+
+// A diagnostic that cannot be written (standard error closed, or full) changes neither what
+// tail does nor its exit status, as kcat: on 5ee2a8a the summary line threw, and tail exited
+// 1 with "internal error" after printing every record, hiding exit 4 (helper-33).
+TEST_CASE("standard error closed or full changes neither the output nor the exit status") {
+  std::string T = t::create_topic("tail-stderr-gone", 2);
+  produce(T + "/0", "{\"value\":\"free\"}\n");
+  produce(T + "/0", "{\"value\":\"held\"," + claim_json(T, 1, 5) + "}\n");  // T/1@5: never written
+  for (const std::string redirect : {"2>&-", "2>/dev/full"}) {
+    INFO(redirect);
+    std::string out = tmpdir() + "/stderr-gone.out";
+    std::string cmd = quote(causal_bin()) + " tail " + brokers() + " -e --format jsonl " + T + " > " + out + " " + redirect;
+    int rc = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(rc));
+    CHECK(WEXITSTATUS(rc) == 4);  // a record still held
+    auto recs = records(lines(slurp(out)));
+    REQUIRE(recs.size() == 1);
+    CHECK(recs[0]["value"] == "free");
+  }
+}
