@@ -106,6 +106,9 @@ class Diagnoser {
       if (const auto* cf = facts_for(ch.topic, ch.partition)) {
         d.lso = cf->lso;
         d.log_end = cf->log_end;
+        if (cf->lso && cf->log_end && *cf->lso < *cf->log_end) {
+          out_.open_transactions.push_back({ch.topic, ch.partition, *cf->lso, *cf->log_end, cf->open_txn_since_ms});
+        }
       }
       if (!ch.held.empty()) {
         const auto& head = ch.held.front();
@@ -782,14 +785,22 @@ std::string summary_line(const Diagnosis& d) {
                        "--topic and explain again",
                        d.channels.size(), d.ignored_claims.size(), topics_text(d));
   }
-  if (!d.stuck()) return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain", d.channels.size());
+  // Said whether or not anything is held: a node caught up to a pinned LSO lags all the same.
+  const std::string pinned =
+      d.open_transactions.empty()
+          ? std::string()
+          : fmt::format("; a transaction still open pins the LSO of {} channel(s) (open transactions:)",
+                        d.open_transactions.size());
+  if (!d.stuck()) {
+    return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain{}", d.channels.size(), pinned);
+  }
   std::string line = fmt::format("stuck: {} of {} channel(s) hold records", d.held_channels(), d.channels.size());
   if (d.failed_channels() > 0) line += fmt::format(", {} failed closed", d.failed_channels());
   line += fmt::format("; {} root cause(s)", blocking);
   if (!d.ignored_claims.empty()) {
     line += fmt::format("; {} claim(s) on left-out {} ignored", d.ignored_claims.size(), topics_text(d));
   }
-  return line;
+  return line + pinned;
 }
 
 nlohmann::json members_json(const std::vector<MemberFact>& members) {
@@ -860,6 +871,11 @@ nlohmann::json to_json(const Diagnosis& d) {
     ignored.push_back({{"topic", c.topic}, {"partition", c.partition}, {"offset", c.offset}, {"delivered", c.delivered},
                        {"claim", claim_json(c.claim)}});
   }
+  nlohmann::json open = nlohmann::json::array();
+  for (const auto& t : d.open_transactions) {
+    open.push_back({{"topic", t.topic}, {"partition", t.partition}, {"lso", t.lso}, {"high_watermark", t.log_end},
+                    {"open_txn_since_ms", opt(t.since_ms)}});
+  }
   nlohmann::json queued = nlohmann::json::array();
   for (const auto& l : d.queued_frozen) {
     queued.push_back({{"topic", l.topic}, {"partition", l.partition}, {"sender", l.sender}, {"seq", l.seq},
@@ -876,7 +892,8 @@ nlohmann::json to_json(const Diagnosis& d) {
           {"advice", d.advice},
           {"left_out_topics", d.left_out_topics},
           {"ignored_claims", ignored},
-          {"queued_frozen", queued}};
+          {"queued_frozen", queued},
+          {"open_transactions", open}};
 }
 
 std::string to_text(const Diagnosis& d) {
@@ -899,6 +916,16 @@ std::string to_text(const Diagnosis& d) {
     for (const auto& c : d.ignored_claims) {
       out += fmt::format("  {} claims {}{}\n", offset_text(c.topic, c.partition, c.offset), claim_text(c.claim),
                          c.delivered ? " (delivered by the replay, which ignored the claim)" : "");
+    }
+  }
+  if (!d.open_transactions.empty()) {
+    out += "\nopen transactions (nothing of these channels at or past the LSO is read until they commit or abort):\n";
+    for (const auto& t : d.open_transactions) {
+      out += fmt::format("  {}: LSO {}, high watermark {} ({} offset(s) held back){}\n", channel_text(t.topic, t.partition),
+                         t.lso, t.log_end, t.log_end - t.lso,
+                         t.since_ms ? fmt::format(", open since {} (the timestamp of its first record there)",
+                                                  utc_text(*t.since_ms))
+                                    : std::string());
     }
   }
   for (const auto& a : d.advice) out += fmt::format("\nadvice: {}\n", a);

@@ -222,8 +222,21 @@ struct ChannelDiagnosis {
   std::vector<ClaimDiagnosis> claims;
 };
 
+// A channel whose last stable offset a transaction still open pins below its high watermark:
+// a read_committed consumer reads nothing of it at or past the LSO until that transaction
+// commits or aborts, whether or not anything is held (the lag of a caught-up node grows).
+struct OpenTransaction {
+  std::string topic;
+  std::int32_t partition = 0;
+  Offset lso = 0;
+  Offset log_end = 0;                          // the high watermark
+  std::optional<std::int64_t> since_ms;        // the timestamp of the first record at the LSO
+};
+
 struct Diagnosis {
   std::vector<ChannelDiagnosis> channels;
+  // From the facts: every channel with lso < high watermark, in channel order.
+  std::vector<OpenTransaction> open_transactions;
   std::vector<Root> roots;
   std::vector<std::string> advice;  // general advice (late joiners still to start, ...)
   std::vector<std::string> remedies;  // every distinct root remedy, once, in root order
