@@ -178,6 +178,7 @@ ClockHeader find_clock_header(rd_kafka_message_t* msg) {
   h.present = true;
   h.data = v;
   h.size = v ? sz : 0;
+  h.null_value = v == nullptr;
   const void* v2 = nullptr;
   size_t sz2 = 0;
   h.duplicated = rd_kafka_header_get(hdrs, 1, name.c_str(), &v2, &sz2) == RD_KAFKA_RESP_ERR_NO_ERROR;
@@ -678,6 +679,11 @@ std::expected<void, Error> ConsumerHost::poll() {
     if (h.present) {
       if (h.duplicated) {
         im.fail_closed(c, m, DecodeError{DecodeErrc::duplicate_claim, 0, "two causal.clock headers on one record"});
+        rd_kafka_message_destroy(m);
+        continue;
+      }
+      if (h.null_value) {  // fails closed as an empty one does, named for what it is
+        im.fail_closed(c, m, DecodeError{DecodeErrc::empty, 0, "the header's value is null"});
         rd_kafka_message_destroy(m);
         continue;
       }

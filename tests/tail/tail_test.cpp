@@ -305,6 +305,19 @@ TEST_CASE("a malformed causal.clock fails its partition closed: exit 3, nothing 
   CHECK(got == std::set<std::string>{"good-0", "other-1", "other-2"});
 }
 
+// A causal.clock header with a null value fails closed as an empty one does; on 5ee2a8a the
+// reason said "the header is empty (0 bytes)" (helper-33), which is not what the record has.
+TEST_CASE("a causal.clock header with a null value fails closed, named for what it is") {
+  std::string topic = t::create_topic("tail-null-clock", 1);
+  produce(topic, "{\"value\":\"v\",\"headers\":[{\"name\":\"causal.clock\",\"value\":null}]}\n", "--no-stamp");
+  Run r = run_causal("tail " + brokers() + " -e --format jsonl " + topic);
+  INFO(r.out << r.err);
+  CHECK(r.code == 3);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(topic + "/0@0: undecodable causal.clock header (empty: the header's value is null)") !=
+        std::string::npos);
+}
+
 TEST_CASE("unreachable brokers: exit 1 within 2 s with a clear error") {
   auto t0 = std::chrono::steady_clock::now();
   Run r = run_causal("tail -b 127.0.0.1:1 -e some-topic");

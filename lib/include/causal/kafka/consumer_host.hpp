@@ -348,6 +348,7 @@ struct ClockHeader {
   std::size_t size = 0;
   bool present = false;
   bool duplicated = false;
+  bool null_value = false;  // present with a null value (Kafka's headers may have one)
 };
 ClockHeader find_clock_header(rd_kafka_message_t* msg);
 
