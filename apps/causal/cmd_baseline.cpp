@@ -128,6 +128,13 @@ Outcome run_baseline(const BaselineOptions& o) {
       }
       r.baseline = it->second;
       r.explicit_offset = true;
+      if (it->second > co.lso) {
+        // Allowed (the log holds it), but the records of the open span below it would be
+        // skipped whatever becomes of them: said, since the LSO is the usual baseline.
+        eprint("causal baseline: {}@{} is above the LSO {}: a transaction still open holds offsets from {} on, and "
+               "the group never gets the records between, even those that commit\n",
+               chan(co.channel), it->second, co.lso, co.lso);
+      }
     }
     rows.push_back(std::move(r));
   }

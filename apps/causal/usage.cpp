@@ -111,6 +111,13 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
     return fmt::format("name at least one topic: TOPIC (every partition) or TOPIC/PARTITION (see {})",
                        help_command(app));
   }
+  // An option given twice that takes one value: CLI11 says "--format: At Most 1 required but
+  // received 2", its own words for a count.
+  if (const auto at = what.find(": At Most 1 required but received "); at != std::string::npos) {
+    return fmt::format("{} given {} times: it takes one value (see {})", what.substr(0, at),
+                       what.substr(at + std::string_view(": At Most 1 required but received ").size()),
+                       help_command(app));
+  }
   // The words CLI11 did not expect are the user's: quoted and cut like every other echo of
   // input (causal(1)), so a long or binary word keeps the error one readable line; each
   // word on its own, in the order given (this CLI11 joins them last word first).

@@ -166,6 +166,10 @@ else
   fails=$((fails + 1))
 fi
 
+# An option that takes one value, given twice (helper-33: CLI11's "At Most 1 required but received 2").
+usage "--format given 2 times: it takes one value" tail t --format json --format jsonl -b 127.0.0.1:1
+usage "--count given 2 times: it takes one value" tail t -c 1 -c 2 -b 127.0.0.1:1
+
 # help, -V and names in any case work.
 expect_out() {  # expect_out TEXT ARGS...: exit 0 and stdout contains TEXT
   local text=$1

@@ -1208,6 +1208,12 @@ TEST_CASE("explain says which LSO a hung transaction pins, and its advice aborts
   CHECK(text.rc == 0);
   CHECK(text.out.find("  " + T + "/0: LSO 2, high watermark 5 (3 offset(s) held back), open since ") != std::string::npos);
 
+  // An explicit baseline inside the open span is said (helper-34: accepted silently).
+  Run above = causal_cli({"baseline", "--group", group, T + "/0@4"});
+  CHECK(above.rc == 0);
+  CHECK(above.err.find("causal baseline: " + T + "/0@4 is above the LSO 2: a transaction still open holds offsets "
+                       "from 2 on") != std::string::npos);
+
   // The advice's abort, run as printed with Kafka's tool.
   const std::string tool = std::string("CAUSAL_BROKER_DIR=") + quote(CAUSAL_BROKER_DIR) + " " +
                            quote(std::string(CAUSAL_SOURCE_DIR) + "/scripts/test-broker") + " kafka-transactions";
