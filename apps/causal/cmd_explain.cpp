@@ -523,14 +523,18 @@ Outcome explain_group(const ExplainOptions& o) {
   // aborts it: Kafka's own tool (KIP-664) shows the producer and aborts the transaction that
   // starts at the LSO, which is the first offset of the oldest transaction open there.
   const std::string bootstrap = shell_word(kafka::brokers_in_effect(o.conn));
+  // A topic may start with '-', which the tool's parser takes for an option: --topic=T then.
+  auto topic_arg = [](const std::string& t) {
+    return t.starts_with('-') ? "--topic=" + shell_word(t) : "--topic " + shell_word(t);
+  };
   for (const auto& t : d.open_transactions) {
     d.advice.push_back(fmt::format(
         "{}: if the producer of the transaction that pins its LSO is gone (a hung transaction), Kafka's own tool "
         "shows it, then aborts that transaction: kafka-transactions.sh --bootstrap-server {} describe-producers "
-        "--topic {} --partition {}; kafka-transactions.sh --bootstrap-server {} abort --topic {} --partition {} "
+        "{} --partition {}; kafka-transactions.sh --bootstrap-server {} abort {} --partition {} "
         "--start-offset {}. A live producer commits or aborts by itself within its transaction.timeout.ms; "
         "aborting its transaction fails it.",
-        chan({t.topic, t.partition}), bootstrap, shell_word(t.topic), t.partition, bootstrap, shell_word(t.topic),
+        chan({t.topic, t.partition}), bootstrap, topic_arg(t.topic), t.partition, bootstrap, topic_arg(t.topic),
         t.partition, t.lso));
   }
   const std::int64_t now = wall_ms();

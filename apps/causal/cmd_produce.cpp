@@ -89,8 +89,9 @@ Exit status: 0 ok; 1 Kafka unreachable, unknown topic, delivery or transaction f
 }
 
 constexpr const char* kProduceInterruptedAgain =
-    "causal produce: interrupted again: exiting without waiting for the brokers; an open transaction stays open "
-    "until Kafka's transaction timeout aborts it, and sends not yet acknowledged may or may not have been written\n";
+    "causal produce: interrupted again: exiting without waiting for the brokers; an open transaction whose abort "
+    "the brokers did not yet get stays open until Kafka's transaction timeout aborts it, and sends not yet "
+    "acknowledged may or may not have been written\n";
 
 namespace {
 
@@ -220,7 +221,7 @@ Outcome run_produce(const ProduceOptions& o) {
       k.topic = ch->first;
       k.partition = ch->second;
     }
-    if (!valid_topic_name(k.topic)) return std::unexpected(usage_error(fmt::format("{} is not a valid topic name", quoted_excerpt(k.topic))));
+    if (!valid_topic_name(k.topic)) return std::unexpected(usage_error(invalid_topic_text(k.topic)));
     sinks.push_back(k);
   }
   bool transactional = !o.transactional_id.empty();

@@ -653,7 +653,7 @@ std::expected<std::string, Error> json_name(const nlohmann::json& obj, const std
   if (!it->is_string()) return json_error(p, "expected a string");
   const auto& s = it->get_ref<const std::string&>();
   if (topic && !valid_topic_name(s)) {
-    return json_error(p, fmt::format("{} is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", quoted_excerpt(s)));
+    return json_error(p, invalid_topic_text(s));
   }
   if (!topic && !valid_sender_name(s)) return json_error(p, "a sender is 1..255 bytes of UTF-8");
   return s;

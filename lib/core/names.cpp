@@ -2,11 +2,16 @@
 #include "causal/excerpt.hpp"
 
 #include <charconv>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/core.h>
 
 namespace causal {
+
+std::string invalid_topic_text(std::string_view topic) {
+  return fmt::format("{} is not a valid Kafka topic name (1..249 bytes of [a-zA-Z0-9._-])", quoted_excerpt(topic));
+}
 
 bool valid_topic_name(std::string_view topic) {
   if (topic.empty() || topic.size() > 249) return false;
@@ -122,12 +127,14 @@ std::expected<std::pair<std::string, std::int32_t>, Error> parse_channel(std::st
   auto topic = text.substr(0, slash);
   auto part = text.substr(slash + 1);
   if (!valid_topic_name(topic)) {
-    return std::unexpected(usage_error(fmt::format(
-        "{}: topic {} is not a valid Kafka topic name (1..249 of [a-zA-Z0-9._-])", quoted_excerpt(text),
-        quoted_excerpt(topic))));
+    return std::unexpected(usage_error(fmt::format("{}: topic {}", quoted_excerpt(text), invalid_topic_text(topic))));
   }
   std::int32_t p = -1;
   auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), p);
+  if (ec == std::errc::result_out_of_range) {
+    return std::unexpected(usage_error(fmt::format("{}: partition {} is out of range (at most {})", quoted_excerpt(text),
+                                                   quoted_excerpt(part), std::numeric_limits<std::int32_t>::max())));
+  }
   if (ec != std::errc{} || ptr != part.data() + part.size() || p < 0) {
     return std::unexpected(
         usage_error(fmt::format("{}: partition {} is not a non-negative integer", quoted_excerpt(text),

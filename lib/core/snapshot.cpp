@@ -120,7 +120,7 @@ struct Reader {
 
   bool topic(const nlohmann::json& j, const std::string& path, std::string& out) {
     if (!string(j, path, out)) return false;
-    if (!valid_topic_name(out)) return fail(path, fmt::format("{} is not a valid Kafka topic name", quoted_excerpt(out)));
+    if (!valid_topic_name(out)) return fail(path, invalid_topic_text(out));
     return true;
   }
 

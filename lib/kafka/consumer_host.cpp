@@ -67,7 +67,7 @@ std::expected<Selector, Error> parse_selector(std::string_view text) {
   }
   if (!valid_topic_name(s.topic)) {
     return std::unexpected(usage_error(
-        fmt::format("{} is not a valid topic name (1..249 bytes of [a-zA-Z0-9._-])", quoted_excerpt(s.topic))));
+        invalid_topic_text(s.topic)));
   }
   return s;
 }

@@ -180,7 +180,7 @@ std::expected<ChannelSpec, Error> parse_channel_spec(std::string_view text, bool
     // The argument is quoted once when it is the topic name itself.
     const std::string where = spec.topic == text ? std::string() : quoted_excerpt(text) + ": ";
     return std::unexpected(usage_error(
-        fmt::format("{}{} is not a valid topic name (1..249 of [a-zA-Z0-9._-])", where, quoted_excerpt(spec.topic))));
+        where + invalid_topic_text(spec.topic)));
   }
   if (spec.offset && !spec.partition) {
     return std::unexpected(usage_error(fmt::format("{}: an offset needs a partition: TOPIC/PARTITION@OFFSET", quoted_excerpt(text))));

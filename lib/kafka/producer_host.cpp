@@ -193,7 +193,7 @@ std::expected<ProducerHost::Topic*, Error> ProducerHost::topic(std::string_view 
   if (it != topics_.end()) return &it->second;
   std::string n(name);
   if (!valid_topic_name(n)) {
-    return std::unexpected(usage_error(fmt::format("'{}' is not a valid topic name", n)));
+    return std::unexpected(usage_error(invalid_topic_text(n)));
   }
   auto count = partition_count(rk_.get(), n, opts_.timeout, brokers_);
   if (!count) {

@@ -157,6 +157,8 @@ CAUSAL_CONFIG="$TMP/causal.conf" usage "$TMP/causal.conf:1: cannot set property 
 # The value causal uses anyway is accepted, as a kcat user writes it: the run goes on to the
 # (unreachable) broker, exit 1.
 timeout 20 "$CAUSAL" tail t -b 127.0.0.1:1 -X isolation.level=read_committed -X enable.auto.commit=false \
+  -X isolation.level=READ_COMMITTED -X enable.auto.commit=FALSE -X enable.auto.offset.store=0 \
+  -X enable.idempotence=t \
   </dev/null >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [[ $rc == 1 ]] && grep -qF "cannot reach the Kafka brokers at 127.0.0.1:1" "$TMP/err"; then
@@ -304,7 +306,7 @@ for w in "$(printf 'z%.0s' {1..100})" $'\x1b[31mdecode'; do
 done
 usage "name no address" decode -b ' , ' t/0@0
 # A topic name is quoted once, as an excerpt.
-usage "(300 bytes) is not a valid topic name" baseline -b 127.0.0.1:1 "$(printf 'a%.0s' {1..300})"
+usage "(300 bytes) is not a valid Kafka topic name (1..249 bytes of" baseline -b 127.0.0.1:1 "$(printf 'a%.0s' {1..300})"
 if [[ $(grep -o "(300 bytes)" "$TMP/err" | wc -l) == 1 ]]; then passes=$((passes + 1)); else
   echo "FAIL baseline, 300-byte topic: quoted more than once: $(cat "$TMP/err")"
   fails=$((fails + 1))

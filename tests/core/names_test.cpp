@@ -153,9 +153,9 @@ TEST_CASE("parse_channel", "[names]") {
   };
   for (auto [text, says] : {Bad{"orders", "expected topic/partition"}, Bad{"orders/", "not a non-negative integer"},
                             Bad{"orders/-1", "not a non-negative integer"}, Bad{"orders/1x", "not a non-negative integer"},
-                            Bad{"orders/2147483648", "not a non-negative integer"},
+                            Bad{"orders/2147483648", "is out of range (at most 2147483647)"},
                             Bad{"/3", "not a valid Kafka topic name"}, Bad{"a b/3", "not a valid Kafka topic name"},
-                            Bad{"a/b/3", "not a valid Kafka topic name"}, Bad{"orders/+3", "not a non-negative integer"},
+                            Bad{"a/b/3", "not a valid Kafka topic name"}, Bad{"orders/+3", "not a non-negative integer"}, Bad{"orders/99999999999", "is out of range (at most 2147483647)"},
                             Bad{"orders/ 3", "not a non-negative integer"}}) {
     INFO(text);
     auto r = parse_channel(text);

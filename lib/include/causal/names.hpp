@@ -31,6 +31,9 @@ inline constexpr Offset kNoOffset = -1;
 
 // Kafka's topic name rule: 1..249 bytes of [a-zA-Z0-9._-].
 bool valid_topic_name(std::string_view topic);
+// The one wording of an invalid topic name in errors: "'T' is not a valid Kafka topic name
+// (1..249 bytes of [a-zA-Z0-9._-])", the name quoted and cut.
+std::string invalid_topic_text(std::string_view topic);
 // Sender identities: 1..255 bytes of UTF-8.
 bool valid_sender_name(std::string_view sender);
 

@@ -4,6 +4,9 @@
 // one off used to be taken silently (an audit's -X isolation.level=read_uncommitted had tail
 // deliver, and commit past, a record whose transaction Kafka then aborted).
 //
+// Values are compared as librdkafka reads them (enums in any case, booleans as true/t/1 or
+// false/f/0 in any case): a spelling of causal's own value is accepted.
+//
 //   isolation.level           read_committed only (accepted: it is what causal does; the
 //                             handles that read high watermarks set read_uncommitted after
 //                             every source, see make_conf)
