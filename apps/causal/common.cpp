@@ -142,6 +142,10 @@ CLI::Validator whole_number(std::uint64_t min) {
         std::uint64_t v = 0;
         const char* end = text.data() + text.size();
         auto [p, ec] = std::from_chars(text.data(), end, v);
+        if (!text.empty() && text.front() != '-' && text.front() != '+' && ec == std::errc::result_out_of_range &&
+            p == end) {
+          return quoted_excerpt(text) + " is too large a number";
+        }
         if (text.empty() || text.front() == '-' || text.front() == '+' || ec != std::errc() || p != end || v < min) {
           return quoted_excerpt(text) + " is not a whole number of at least " + std::to_string(min);
         }
@@ -169,11 +173,12 @@ CLI::Validator byte_size() {
         std::uint64_t v = 0;
         const char* end = digits.data() + digits.size();
         auto [p, ec] = std::from_chars(digits.data(), end, v);
-        if (digits.empty() || digits.front() == '-' || digits.front() == '+' || ec != std::errc() || p != end) {
-          return bad;
-        }
+        const bool digits_only = !digits.empty() && digits.front() != '-' && digits.front() != '+' && p == end;
         constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
-        if (v > (kMax >> shift)) return quoted_excerpt(text) + " is too large a size (at most 2^63 - 1 bytes)";
+        if (digits_only && (ec == std::errc::result_out_of_range || (ec == std::errc() && v > (kMax >> shift)))) {
+          return quoted_excerpt(text) + " is too large a size (at most 2^63 - 1 bytes)";
+        }
+        if (!digits_only || ec != std::errc()) return bad;
         text = std::to_string(v << shift);
         return {};
       },

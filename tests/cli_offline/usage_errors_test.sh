@@ -70,8 +70,12 @@ usage "'2t' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 2t orders
 usage "'1e' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 1e orders
 usage "'12x' is not a size" tail -b 127.0.0.1:1 --max-held-bytes 12x orders
 usage "too large a size" tail -b 127.0.0.1:1 --max-held-bytes 99999999999g orders
+# Past 2^64 - 1 the number is too large, not "not a size": it said "not a size" before.
+usage "'99999999999999999999' is too large a size" tail -b 127.0.0.1:1 --max-held-bytes 99999999999999999999 orders
+usage "'99999999999999999999k' is too large a size" tail -b 127.0.0.1:1 --max-held-bytes 99999999999999999999k orders
 usage "'-1' is not a whole number of at least 0" explain -b 127.0.0.1:1 --group g -t t --lookup-max-offsets -1
 usage "'1.5' is not a whole number" explain -b 127.0.0.1:1 --group g -t t --lookup-max-offsets 1.5
+usage "'99999999999999999999' is too large a number" explain -b 127.0.0.1:1 --group g -t t --lookup-max-offsets 99999999999999999999
 usage "the group name is empty" explain -b 127.0.0.1:1 --group "" -t t
 usage "the group name is empty" baseline -b 127.0.0.1:1 --group "" t
 usage "the group name is empty" tail -b 127.0.0.1:1 --group "" t
