@@ -527,15 +527,27 @@ Outcome explain_group(const ExplainOptions& o) {
   auto topic_arg = [](const std::string& t) {
     return t.starts_with('-') ? "--topic=" + shell_word(t) : "--topic " + shell_word(t);
   };
+  // Kafka's tool reads no -X: on a secured cluster it connects only with a properties file in
+  // the Java client's names, which are not librdkafka's (sasl.jaas.config against
+  // sasl.username). Its --command-config is an option of the tool, before the subcommand.
+  const std::string protocol = kafka::security_protocol_in_effect(o.conn);
+  const bool secured = protocol != "plaintext";
+  const std::string tool =
+      "kafka-transactions.sh --bootstrap-server " + bootstrap + (secured ? " --command-config FILE" : "");
+  const std::string file_is =
+      secured ? fmt::format(" FILE: on this cluster (security.protocol={}) a Java client properties file with "
+                            "credentials allowed to abort (Java's names: sasl.jaas.config, ssl.truststore.*, not "
+                            "librdkafka's).",
+                            protocol)
+              : std::string();
   for (const auto& t : d.open_transactions) {
     d.advice.push_back(fmt::format(
         "{}: if the producer of the transaction that pins its LSO is gone (a hung transaction), Kafka's own tool "
-        "shows it, then aborts that transaction: kafka-transactions.sh --bootstrap-server {} describe-producers "
-        "{} --partition {}; kafka-transactions.sh --bootstrap-server {} abort {} --partition {} "
+        "shows it, then aborts that transaction: {} describe-producers {} --partition {}; {} abort {} --partition {} "
         "--start-offset {}. A live producer commits or aborts by itself within its transaction.timeout.ms; "
-        "aborting its transaction fails it.",
-        chan({t.topic, t.partition}), bootstrap, topic_arg(t.topic), t.partition, bootstrap, topic_arg(t.topic),
-        t.partition, t.lso));
+        "aborting its transaction fails it.{}",
+        chan({t.topic, t.partition}), tool, topic_arg(t.topic), t.partition, tool, topic_arg(t.topic), t.partition,
+        t.lso, file_is));
   }
   const std::int64_t now = wall_ms();
   for (auto& c : d.channels) {

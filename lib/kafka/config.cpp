@@ -311,4 +311,15 @@ std::string brokers_in_effect(const ConnectionOptions& opts) {
   return bootstrap_of(conf->get());
 }
 
+std::string security_protocol_in_effect(const ConnectionOptions& opts) {
+  auto conf = build_conf(opts, {});
+  if (!conf) return "plaintext";
+  char value[64];
+  std::size_t size = sizeof value;
+  if (rd_kafka_conf_get(conf->get(), "security.protocol", value, &size) != RD_KAFKA_CONF_OK) return "plaintext";
+  std::string protocol = value;
+  std::transform(protocol.begin(), protocol.end(), protocol.begin(), [](unsigned char c) { return std::tolower(c); });
+  return protocol;
+}
+
 }  // namespace causal::kafka

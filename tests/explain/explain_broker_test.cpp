@@ -1209,6 +1209,7 @@ TEST_CASE("explain says which LSO a hung transaction pins, and its advice aborts
     CHECK(advice.find("kafka-transactions.sh --bootstrap-server " + causal::test::bootstrap() + " describe-producers " +
                       topic_arg + " --partition 0; ") != std::string::npos);
     REQUIRE(advice.find(abort_cmd + ".") != std::string::npos);
+    CHECK(advice.find("--command-config") == std::string::npos);  // PLAINTEXT: the tool needs no properties file
     Run text = causal_cli({"explain", "--group", group, "--topic", T});
     CHECK(text.rc == 0);
     CHECK(text.out.find("  " + T + "/0: LSO 2, high watermark 5 (3 offset(s) held back), open since ") != std::string::npos);

@@ -56,11 +56,11 @@ CONF_PW=$ALICE_PW  # the configuration file holds alice's real password
 
 # Set-up as the super users: topics over PLAINTEXT, ACLs over SASL_SSL as admin (SCRAM).
 # The topics at once: each tool is a JVM that takes seconds to start.
-for t in sec-in:2 peek-t:1 hidden-t:1; do
+for t in sec-in:2 sec-hung:1 peek-t:1 hidden-t:1; do
   "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$PLAIN" --create --topic "${t%%:*}" \
     --partitions "${t#*:}" >"$TMP/setup-${t%%:*}.log" 2>&1 &
 done
-for t in sec-in peek-t hidden-t; do
+for t in sec-in sec-hung peek-t hidden-t; do
   wait -n || { cat "$TMP"/setup-*.log; echo "FAIL cannot create the topics"; exit 1; }
 done
 acl() {
@@ -172,6 +172,45 @@ expect_ok produce-conf
 run decode-conf decode sec-in/1@0 --cluster secure
 expect_ok decode-conf
 rm "$HOME/.config/causal/causal.conf"
+
+# A hung transaction on a secured cluster: explain's advice gives Kafka's tool --command-config
+# FILE (it reads no -X) and says what FILE is; its abort, run as printed with FILE the super
+# user's Java properties, moves the LSO on.
+mkfifo "$TMP/hung.fifo"
+"$CAUSAL" produce --transactional-id sec-hung sec-hung "${X[@]}" <"$TMP/hung.fifo" >/dev/null 2>&1 &
+hung_pid=$!
+exec 7>"$TMP/hung.fifo"
+echo '{"value":"in-txn"}' >&7
+open_span=0
+for _ in $(seq 100); do
+  run hung-span baseline sec-hung --format json -b "$PLAIN"
+  open_span=$(jq '.channels[0].open_span' "$TMP/hung-span.out" 2>/dev/null)
+  [[ $open_span == 1 ]] && break
+  sleep 0.2
+done
+kill -9 "$hung_pid" 2>/dev/null
+wait "$hung_pid" 2>/dev/null
+exec 7>&-
+[[ $open_span == 1 ]] && ok || bad "hung: the transaction's record never reached sec-hung (open span $open_span)"
+run hung-commit baseline sec-hung --group sec-hung-grp --apply -b "$PLAIN"
+expect_ok hung-commit
+run hung-explain explain --group sec-hung-grp --topic sec-hung --format json "${X[@]}"
+expect_ok hung-explain
+advice=$(jq -r '.advice[0] // ""' "$TMP/hung-explain.out")
+[[ $advice == *"FILE: on this cluster (security.protocol=sasl_ssl) a Java client properties file"* ]] && ok ||
+  bad "hung: the advice does not say what FILE is: $advice"
+abort_cmd=$(grep -oE "kafka-transactions.sh --bootstrap-server [^ ]+ --command-config FILE abort --topic sec-hung --partition 0 --start-offset [0-9]+" <<<"$advice")
+if [[ -n $abort_cmd ]]; then
+  abort_cmd=${abort_cmd#kafka-transactions.sh }
+  # shellcheck disable=SC2086  # the printed command's words, FILE the super user's properties
+  "$SRC/scripts/test-broker" kafka-transactions ${abort_cmd/FILE/$SECURE_DIR/admin.properties} \
+    >"$TMP/hung-abort.log" 2>&1 && ok ||
+    bad "hung: the printed abort with FILE given failed: $(tail -3 "$TMP/hung-abort.log")"
+  run hung-after baseline sec-hung --format json -b "$PLAIN"
+  [[ $(jq '.channels[0].open_span' "$TMP/hung-after.out") == 0 ]] && ok || bad "hung: the LSO did not move on after the abort"
+else
+  bad "hung: no abort command in the advice: $advice"
+fi
 
 # ---- 2. a wrong password: exit 1 within 5 s, one line quoting the authentication error ----
 WX=(-X security.protocol=SASL_SSL -X sasl.mechanism=PLAIN -X sasl.username=alice -X "sasl.password=$WRONG_PW"

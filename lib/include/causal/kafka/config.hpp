@@ -62,4 +62,8 @@ std::string scrub_secrets(std::string_view text);
 // make_conf sets it, whichever of -b, $CAUSAL_BROKERS, -X and -F gave it.
 std::string brokers_in_effect(const ConnectionOptions& opts);
 
+// security.protocol as make_conf sets it, in lower case ("plaintext" when nothing sets it):
+// for advice that must say when another tool needs the same client properties.
+std::string security_protocol_in_effect(const ConnectionOptions& opts);
+
 }  // namespace causal::kafka
