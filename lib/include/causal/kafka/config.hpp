@@ -63,7 +63,7 @@ std::string scrub_secrets(std::string_view text);
 std::string brokers_in_effect(const ConnectionOptions& opts);
 
 // security.protocol as make_conf sets it, in lower case ("plaintext" when nothing sets it):
-// for advice that must say when another tool needs the same client properties.
+// for advice that names another tool, which then needs credentials of its own.
 std::string security_protocol_in_effect(const ConnectionOptions& opts);
 
 }  // namespace causal::kafka
