@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <expected>
 #include <limits>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <unistd.h>
 
@@ -26,6 +28,22 @@ namespace {
 std::map<const CLI::Option*, ValueCompletion>& completions() {
   static std::map<const CLI::Option*, ValueCompletion> registry;
   return registry;
+}
+
+enum class NotWhole { malformed, too_large };
+
+// The whole number `digits` spells, in decimal: no sign, nothing after the digits. One past
+// 2^64 - 1 is too large rather than malformed, so that the message says which.
+std::expected<std::uint64_t, NotWhole> parse_whole(std::string_view digits) {
+  std::uint64_t v = 0;
+  const char* end = digits.data() + digits.size();
+  auto [p, ec] = std::from_chars(digits.data(), end, v);
+  if (digits.empty() || digits.front() == '-' || digits.front() == '+' || p != end) {
+    return std::unexpected(NotWhole::malformed);
+  }
+  if (ec == std::errc::result_out_of_range) return std::unexpected(NotWhole::too_large);
+  if (ec != std::errc()) return std::unexpected(NotWhole::malformed);
+  return v;
 }
 
 }  // namespace
@@ -139,16 +157,9 @@ bool show_progress() { return isatty(STDERR_FILENO); }
 CLI::Validator whole_number(std::uint64_t min) {
   return CLI::Validator(
       [min](std::string& text) -> std::string {
-        std::uint64_t v = 0;
-        const char* end = text.data() + text.size();
-        auto [p, ec] = std::from_chars(text.data(), end, v);
-        if (!text.empty() && text.front() != '-' && text.front() != '+' && ec == std::errc::result_out_of_range &&
-            p == end) {
-          return quoted_excerpt(text) + " is too large a number";
-        }
-        if (text.empty() || text.front() == '-' || text.front() == '+' || ec != std::errc() || p != end || v < min) {
-          return quoted_excerpt(text) + " is not a whole number of at least " + std::to_string(min);
-        }
+        const auto v = parse_whole(text);
+        if (!v && v.error() == NotWhole::too_large) return quoted_excerpt(text) + " is too large a number";
+        if (!v || *v < min) return quoted_excerpt(text) + " is not a whole number of at least " + std::to_string(min);
         return {};
       },
       "N>=" + std::to_string(min));
@@ -170,16 +181,11 @@ CLI::Validator byte_size() {
           }
           if (shift) digits.remove_suffix(1);
         }
-        std::uint64_t v = 0;
-        const char* end = digits.data() + digits.size();
-        auto [p, ec] = std::from_chars(digits.data(), end, v);
-        const bool digits_only = !digits.empty() && digits.front() != '-' && digits.front() != '+' && p == end;
+        const auto v = parse_whole(digits);
+        if (!v && v.error() == NotWhole::malformed) return bad;
         constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
-        if (digits_only && (ec == std::errc::result_out_of_range || (ec == std::errc() && v > (kMax >> shift)))) {
-          return quoted_excerpt(text) + " is too large a size (at most 2^63 - 1 bytes)";
-        }
-        if (!digits_only || ec != std::errc()) return bad;
-        text = std::to_string(v << shift);
+        if (!v || *v > (kMax >> shift)) return quoted_excerpt(text) + " is too large a size (at most 2^63 - 1 bytes)";
+        text = std::to_string(*v << shift);
         return {};
       },
       "SIZE");

@@ -159,18 +159,25 @@ std::string bootstrap_of(rd_kafka_conf_t* conf) {
                                                                                          : std::string();
 }
 
+// security.protocol as `conf` has it, in lower case (librdkafka's default is "plaintext").
+std::string protocol_of(rd_kafka_conf_t* conf) {
+  char value[64];
+  std::size_t size = sizeof value;
+  if (rd_kafka_conf_get(conf, "security.protocol", value, &size) != RD_KAFKA_CONF_OK) return "plaintext";
+  std::string protocol = value;
+  std::transform(protocol.begin(), protocol.end(), protocol.begin(), [](unsigned char c) { return std::tolower(c); });
+  return protocol;
+}
+
 // The files an SSL client loads when librdkafka makes it. librdkafka 2.0.2 says only
 // "ssl.ca.location failed: error:05880002:x509 certificate routines::system lib" for a
 // missing CA file, without the path; checked here, the error names the property and the
 // path (shown unless the property's name makes it a secret, as ssl.key.location's does).
 // Only with an SSL security.protocol: otherwise librdkafka never opens them.
 std::expected<void, Error> check_ssl_files(rd_kafka_conf_t* conf) {
+  if (const std::string protocol = protocol_of(conf); protocol != "ssl" && protocol != "sasl_ssl") return {};
   char value[4096];
   std::size_t size = sizeof value;
-  if (rd_kafka_conf_get(conf, "security.protocol", value, &size) != RD_KAFKA_CONF_OK) return {};
-  std::string protocol = value;
-  std::transform(protocol.begin(), protocol.end(), protocol.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (protocol != "ssl" && protocol != "sasl_ssl") return {};
   for (const char* key : {"ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.keystore.location",
                           "ssl.crl.location"}) {
     size = sizeof value;
@@ -313,13 +320,7 @@ std::string brokers_in_effect(const ConnectionOptions& opts) {
 
 std::string security_protocol_in_effect(const ConnectionOptions& opts) {
   auto conf = build_conf(opts, {});
-  if (!conf) return "plaintext";
-  char value[64];
-  std::size_t size = sizeof value;
-  if (rd_kafka_conf_get(conf->get(), "security.protocol", value, &size) != RD_KAFKA_CONF_OK) return "plaintext";
-  std::string protocol = value;
-  std::transform(protocol.begin(), protocol.end(), protocol.begin(), [](unsigned char c) { return std::tolower(c); });
-  return protocol;
+  return conf ? protocol_of(conf->get()) : "plaintext";
 }
 
 }  // namespace causal::kafka
