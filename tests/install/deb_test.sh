@@ -44,6 +44,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for pkg in librdkafka1 libfmt9 libstdc++6 libc6; do
   tr ',' '\n' <<<"$depends" | sed 's/^ *//; s/ .*//' | grep -qxF "$pkg" && ok || bad "Depends lacks $pkg: $depends"
 done
+[[ $depends == *"librdkafka1 (>= 2.12)"* ]] && ok || bad "Depends does not ask for librdkafka1 2.12 or newer: $depends"
 [[ $(dpkg-deb -f "$deb" Version) == "$VERSION" ]] && ok || bad "package version $(dpkg-deb -f "$deb" Version), want $VERSION"
 
 if ! "${SUDO[@]}" dpkg -i "$deb" >"$TMP/dpkg.log" 2>&1; then
