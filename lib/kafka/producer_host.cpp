@@ -209,7 +209,8 @@ std::expected<ProducerHost::Topic*, Error> ProducerHost::topic(std::string_view 
 }
 
 std::expected<void, Error> ProducerHost::check_failed() {
-  if (failed_) return std::unexpected(*failed_);
+  // A fatal error first: librdkafka then purges what is queued, and the purge's delivery
+  // reports ("Purged in queue") are its consequence, not its cause.
   if (char fatal[512]; const auto err = rd_kafka_fatal_error(rk_.get(), fatal, sizeof fatal)) {
     // The idempotent producer's first request (InitProducerId) needs IdempotentWrite on the
     // cluster, which Kafka 2.8 and later also grant to Write on any topic.
@@ -218,6 +219,7 @@ std::expected<void, Error> ProducerHost::check_failed() {
     }
     return std::unexpected(runtime_error(fmt::format("fatal producer error (brokers {}): {}", brokers_, fatal)));
   }
+  if (failed_) return std::unexpected(*failed_);
   return {};
 }
 
