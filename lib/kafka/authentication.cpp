@@ -68,15 +68,6 @@ void on_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   if (auto* v = static_cast<Verdict*>(rd_kafka_opaque(rk))) handle_client_log(rk, level, fac, buf, v->log);
 }
 
-std::string scram_note(const std::string& mechanism) {
-  if (!lower(mechanism).starts_with("scram") || rd_kafka_version() >= 0x020601ff) return "";
-  return fmt::format(
-      " (note: librdkafka {} cannot complete SCRAM with Kafka 4.0 or later brokers, which then report "
-      "invalid "
-      "credentials; librdkafka 2.6.1 fixed it, librdkafka#4895: use a newer librdkafka, or PLAIN over TLS)",
-      rd_kafka_version_str());
-}
-
 }  // namespace
 
 std::expected<void, Error> check_authentication(const rd_kafka_conf_t* conf, const std::string& brokers,
@@ -118,8 +109,8 @@ std::expected<void, Error> check_authentication(const rd_kafka_conf_t* conf, con
   std::lock_guard lock(verdict.mu);
   if (verdict.err == RD_KAFKA_RESP_ERR__AUTHENTICATION) {
     return std::unexpected(runtime_error(fmt::format(
-        "cannot authenticate to Kafka at {}: {}; check sasl.mechanism, sasl.username and sasl.password{}",
-        brokers, verdict.reason, scram_note(get(conf, "sasl.mechanisms")))));
+        "cannot authenticate to Kafka at {}: {}; check sasl.mechanism, sasl.username and sasl.password", brokers,
+        verdict.reason)));
   }
   if (verdict.err == RD_KAFKA_RESP_ERR__SSL) {
     return std::unexpected(runtime_error(fmt::format(

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Issue 15: causal on a secured cluster, end to end, on a broker of its own
-# (scripts/test-broker start --secure: SASL_SSL with TLS, SCRAM-SHA-512 and PLAIN users,
-# the StandardAuthorizer with ACLs; see that script's header).
+# causal on a secured cluster, end to end, on a broker of its own (scripts/test-broker
+# start --secure: SASL_SSL with TLS, SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN users, the
+# StandardAuthorizer with ACLs; see that script's header).
 #
 #   1. every subcommand that talks to Kafka (produce, tail, decode, baseline, explain) works
 #      as user alice with credentials from -X, from -F, and from the configuration file
-#      (--cluster);
+#      (--cluster); and with each SASL mechanism: SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN;
 #   2. a wrong password exits 1 within 5 s with one line quoting the authentication error,
-#      for each of them; SCRAM from librdkafka 2.0.2 to Kafka 4.x says why it cannot work;
+#      for each of them, and for each SCRAM mechanism;
 #   3. refused ACLs: a topic alice may not Describe, one she may Describe but not Read or
 #      Write, a group she may not Describe, one she may Describe but not Read: one line
 #      naming the operation and the resource, exit 1; baseline --apply refused changes
@@ -56,11 +56,11 @@ CONF_PW=$ALICE_PW  # the configuration file holds alice's real password
 
 # Set-up as the super users: topics over PLAINTEXT, ACLs over SASL_SSL as admin (SCRAM).
 # The topics at once: each tool is a JVM that takes seconds to start.
-for t in sec-in:2 sec-hung:1 peek-t:1 hidden-t:1; do
+for t in sec-in:2 sec-hung:1 sec-mech:1 peek-t:1 hidden-t:1; do
   "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$PLAIN" --create --topic "${t%%:*}" \
     --partitions "${t#*:}" >"$TMP/setup-${t%%:*}.log" 2>&1 &
 done
-for t in sec-in sec-hung peek-t hidden-t; do
+for t in sec-in sec-hung sec-mech peek-t hidden-t; do
   wait -n || { cat "$TMP"/setup-*.log; echo "FAIL cannot create the topics"; exit 1; }
 done
 acl() {
@@ -173,6 +173,33 @@ run decode-conf decode sec-in/1@0 --cluster secure
 expect_ok decode-conf
 rm "$HOME/.config/causal/causal.conf"
 
+# Every subcommand with each SASL mechanism (credentials from -X): one record per mechanism
+# on sec-mech, so the n-th mechanism's tail reads n records.
+n_mech=0
+for mech in SCRAM-SHA-256 SCRAM-SHA-512 PLAIN; do
+  MX=(-X security.protocol=SASL_SSL -X "sasl.mechanism=$mech" -X sasl.username=alice -X "sasl.password=$ALICE_PW"
+    -X "ssl.ca.location=$CA")
+  echo "{\"value\":\"by-$mech\"}" >"$TMP/in-$mech"
+  run "produce-$mech" --stdin "$TMP/in-$mech" produce --transactional-id "sec-tx-$mech" sec-mech "${MX[@]}"
+  expect_ok "produce-$mech"
+  n_mech=$((n_mech + 1))
+  run "tail-$mech" tail sec-mech --from beginning -e --format jsonl "${MX[@]}"
+  expect_ok "tail-$mech"
+  n=$(grep -c '"offset"' "$TMP/tail-$mech.out")
+  [[ $n == "$n_mech" ]] && ok || bad "tail-$mech: $n records, want $n_mech"
+  grep -qF "\"by-$mech\"" "$TMP/tail-$mech.out" && ok || bad "tail-$mech: its own record is not in the output"
+  # The mechanism's record sits before its commit marker: the last record but one.
+  run "decode-$mech" decode "sec-mech/0@$(jq -s 'map(.offset) | max' "$TMP/tail-$mech.out")" "${MX[@]}"
+  expect_ok "decode-$mech"
+  run "baseline-$mech" baseline sec-mech --group "sec-mgrp-$mech" --apply --format json "${MX[@]}"
+  expect_ok "baseline-$mech"
+  [[ $(jq '.applied' "$TMP/baseline-$mech.out" 2>/dev/null) == true ]] && ok || bad "baseline-$mech: not applied"
+  run "explain-$mech" explain --group "sec-mgrp-$mech" --topic sec-mech --format json "${MX[@]}"
+  expect_ok "explain-$mech"
+  [[ $(jq -r '.source.group' "$TMP/explain-$mech.out" 2>/dev/null) == "sec-mgrp-$mech" ]] && ok ||
+    bad "explain-$mech: not the group's diagnosis"
+done
+
 # A hung transaction on a secured cluster: explain's advice gives Kafka's tool --command-config
 # FILE (it reads no -X) and says what FILE is; its abort, run as printed with FILE the super
 # user's Java properties, moves the LSO on.
@@ -228,14 +255,13 @@ done
 echo "wrong password: the slowest of 5 subcommands exited after ${slowest} ms"
 run wrong-debug baseline sec-in "${WX[@]}" -X debug=security,broker
 expect_refused wrong-debug "cannot authenticate"
-# SCRAM: librdkafka 2.0.2 cannot complete it with Kafka 4.x; the message says so.
-run scram baseline sec-in -X security.protocol=SASL_SSL -X sasl.mechanism=SCRAM-SHA-512 -X sasl.username=alice \
-  -X "sasl.password=$ALICE_PW" -X "ssl.ca.location=$CA"
-if [[ $(cut -d. -f1,2 <<<"$("$CAUSAL" --version | sed -n 's/^librdkafka \([0-9.]*\).*/\1/p')") < 2.6 ]]; then
-  expect_refused scram "librdkafka#4895"
-else
-  expect_ok scram
-fi
+# A wrong SCRAM password: the same refusal, for each mechanism.
+for mech in SCRAM-SHA-256 SCRAM-SHA-512; do
+  run "wrong-$mech" baseline sec-in -X security.protocol=SASL_SSL -X "sasl.mechanism=$mech" -X sasl.username=alice \
+    -X "sasl.password=$WRONG_PW" -X "ssl.ca.location=$CA"
+  expect_refused "wrong-$mech" "cannot authenticate to Kafka at $B"
+  grep -qF "$mech" "$TMP/wrong-$mech.err" && ok || bad "wrong-$mech: does not name the mechanism"
+done
 # A CA that did not sign the broker's certificate: the TLS handshake fails, at once.
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=other CA" -keyout "$TMP/other.key" \
   -out "$TMP/other.pem" >/dev/null 2>&1

@@ -7,9 +7,7 @@
 // first answer, a failed SASL authentication or TLS handshake, or `wait` passes:
 //   - an answer, or no verdict within `wait`: ok (the caller's client goes on as usual);
 //   - SASL authentication failed: runtime error "cannot authenticate to Kafka at BROKERS:
-//     <librdkafka's reason>; check sasl.mechanism, sasl.username and sasl.password", plus,
-//     for SCRAM on a librdkafka before 2.6.1, that such a librdkafka cannot complete SCRAM
-//     with Kafka 4.0 or later (librdkafka#4895);
+//     <librdkafka's reason>; check sasl.mechanism, sasl.username and sasl.password";
 //   - TLS handshake failed: runtime error "TLS handshake with Kafka at BROKERS failed: ...".
 // The reason is librdkafka's text with every secret scrubbed (config.hpp). A configuration
 // that passed is remembered for the life of the process and not checked again.
