@@ -74,6 +74,7 @@ complete -c causal -n '__causal_sub tail; and __causal_once value --cluster' -l 
 complete -c causal -n '__causal_sub tail' -l from -x -d 'Start position: beginning|end|lso|committed|OFFSET|-N, for every channel, or per topic or channel as TOPIC[/P]=POS (repeatable, one value per use; the most specific wins). Default: beginning, or committed with --group'
 complete -c causal -n '__causal_sub tail; and __causal_once value -g --group' -s g -l group -x -d 'Start from this group'\''s committed offsets, read without joining the group; never commits (unless --commit)'
 complete -c causal -n '__causal_sub tail; and __causal_once flag --commit' -l commit -d 'With --group: join the group (partitions assigned by it) and commit each partition'\''s delivered position with the gate'\''s resolution state, as a causal service does; at-least-once'
+complete -c causal -n '__causal_sub tail; and __causal_once value --group-protocol' -l group-protocol -x -a 'classic consumer' -d 'With --commit: the group protocol the member speaks, classic (default) or consumer (KIP-848, Kafka 4.0+)'
 complete -c causal -n '__causal_sub tail; and __causal_once flag -e --exit-at-end' -s e -l exit-at-end -d 'Exit once every partition is caught up to its last stable offset and nothing deliverable remains'
 complete -c causal -n '__causal_sub tail; and __causal_once value -c --count' -s c -l count -x -d 'Exit after printing N records'
 complete -c causal -n '__causal_sub tail; and __causal_once flag --show-held' -l show-held -d 'Also print hold, release and lookup events as their own lines'

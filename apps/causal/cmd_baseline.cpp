@@ -163,9 +163,9 @@ Outcome run_baseline(const BaselineOptions& o) {
       names += fmt::format("{}{} (client {}, host {})", names.empty() ? " " : "; ", m.member_id, m.client_id, m.host);
     }
     refusal = fmt::format(
-        "refusing to write the committed offsets of group {}: it has {} active member(s) (state {}); stop them and "
-        "run again:{}",
-        quoted_excerpt(o.group), desc->members.size(), desc->state, names);
+        "refusing to write the committed offsets of group {}: it has {} active member(s) (state {}, {} protocol); stop "
+        "them and run again:{}",
+        quoted_excerpt(o.group), desc->members.size(), desc->state, desc->protocol, names);
   } else if (o.apply) {
     for (const auto& r : rows) {
       if (r.skip() > 0 && !o.allow_skip) {
@@ -208,6 +208,7 @@ Outcome run_baseline(const BaselineOptions& o) {
                        {"applied", applied},
                        {"channels", rowsj},
                        {"group_state", nullptr},
+                       {"group_protocol", nullptr},
                        {"members", nullptr}};
       if (desc) {
         nlohmann::json members = nlohmann::json::array();
@@ -215,6 +216,7 @@ Outcome run_baseline(const BaselineOptions& o) {
           members.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.host}});
         }
         j["group_state"] = desc->state;
+        j["group_protocol"] = desc->protocol;
         j["members"] = members;
       }
       fmt::print("{}\n", j.dump(2));

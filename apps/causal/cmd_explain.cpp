@@ -362,7 +362,11 @@ Outcome explain_group(const ExplainOptions& o) {
   facts.group = o.group;
   facts.scope_args = scope_args.substr(1);
   facts.connection_args = remedy_connection(o.conn);
-  for (const auto& m : desc->members) facts.members.push_back({m.member_id, m.client_id, m.host});
+  for (const auto& m : desc->members) {
+    MemberFact f{m.member_id, m.client_id, m.host, {}};
+    for (const auto& c : m.assignment) f.assignment.push_back({c.topic, c.partition});
+    facts.members.push_back(std::move(f));
+  }
   facts.left_out_topics = left_out;
   facts.ignored_claims = progress.ignored();
   // Whether each topic is compacted: compaction removes records from inside the log, so a
@@ -557,11 +561,18 @@ Outcome explain_group(const ExplainOptions& o) {
   }
 
   std::string preface = fmt::format(
-      "source: group {} ({}, {} member(s)), replayed from its committed offsets to the LSO: {} record(s) "
+      "source: group {} ({}, {} protocol, {} member(s)), replayed from its committed offsets to the LSO: {} record(s) "
       "delivered, nothing committed; {} lookup(s)\n"
       "modelled: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does not implement them); "
       "explain's own lookups say what a consumer with lookups (causal tail, ConsumerHost with lookups on) would do\n",
-      quoted_excerpt(o.group), desc->state, desc->members.size(), progress.delivered_count(), lookups_json.size());
+      quoted_excerpt(o.group), desc->state, desc->protocol, desc->members.size(), progress.delivered_count(),
+      lookups_json.size());
+  for (const auto& m : facts.members) {
+    std::string held;
+    for (const auto& p : m.assignment) held += (held.empty() ? "" : ", ") + fmt::format("{}/{}", p.topic, p.partition);
+    preface += fmt::format("member: client {} on host {} (member {}), assigned {}\n", m.client_id, m.host, m.member_id,
+                           held.empty() ? "nothing" : held);
+  }
   if (!left_out.empty()) {
     std::string list;
     for (const auto& t : left_out) list += (list.empty() ? "" : ", ") + t;
@@ -578,7 +589,9 @@ Outcome explain_group(const ExplainOptions& o) {
   nlohmann::json extra{{"source",
                         {{"group", o.group},
                          {"group_state", desc->state},
+                         {"group_protocol", desc->protocol},
                          {"members", desc->members.size()},
+                         {"group_members", members_json(facts.members)},
                          {"committed", committed_json},
                          {"delivered", progress.delivered_count()},
                          {"ignored_claims_total", progress.ignored_count()}}},

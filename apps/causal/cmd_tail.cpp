@@ -21,6 +21,7 @@ struct TailOptions {
   std::vector<std::string> from;
   std::string group;
   bool commit = false;  // --commit: join the group and commit as records are delivered
+  std::string group_protocol = "classic";  // --group-protocol, with --commit
   bool exit_at_end = false;
   std::uint64_t count = 0;  // 0: no limit
   bool show_held = false;
@@ -65,10 +66,14 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                                "Start from this group's committed offsets, read without joining the group; never "
                                "commits (unless --commit)")
                    ->check(not_empty("group name"));
-  sub.add_flag("--commit", o->commit,
+  auto* commit = sub.add_flag("--commit", o->commit,
                "With --group: join the group (partitions assigned by it) and commit each partition's delivered "
                "position with the gate's resolution state, as a causal service does; at-least-once")
       ->needs(group);
+  auto* protocol = sub.add_option("--group-protocol", o->group_protocol,
+                                  "With --commit: the group protocol the member speaks, classic (default) or "
+                                  "consumer (KIP-848, Kafka 4.0+)");
+  one_of(protocol, {"classic", "consumer"})->needs(commit);
   sub.add_flag("-e,--exit-at-end", o->exit_at_end,
                "Exit once every partition is caught up to its last stable offset and nothing deliverable remains");
   sub.add_option("-c,--count", o->count, "Exit after printing N records")
@@ -101,6 +106,7 @@ void setup_tail(CLI::App& sub, Outcome& result) {
   causal tail --from lso --show-held orders/0 payments/0
   causal tail --group billing -e orders          # what the group would see next, without joining it
   causal tail --group audit --commit -e orders payments   # join group audit, commit as records are delivered
+  causal tail --group audit-848 --commit --group-protocol consumer -e orders   # a KIP-848 member
   causal tail --from orders=-10 --from payments=end orders payments
 
 Exit status: 0 ok; 1 Kafka unreachable, unknown topic, other runtime failure; 2 usage;
@@ -177,6 +183,7 @@ Outcome run_tail(const TailOptions& o) {
     // A member starts from its commits by itself; --from is for partitions without one.
     if (!o.commit) co.default_start = {kafka::StartPosition::Kind::committed, 0};
   }
+  if (o.group_protocol == "consumer") co.group_protocol = kafka::ConsumerOptions::GroupProtocol::consumer;
   if (o.commit && o.count) {
     // The gate may deliver past the N-th record within one poll; those would be committed
     // without having been printed.

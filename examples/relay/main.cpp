@@ -1,5 +1,6 @@
-// relay BROKERS GROUP TRANSACTIONAL_ID OUTPUT_TOPIC INPUT_TOPIC...: an exactly-once relay that
-// upper-cases values. Joins GROUP, reads the input topics through the gate, writes each
+// relay [--group-protocol classic|consumer] BROKERS GROUP TRANSACTIONAL_ID OUTPUT_TOPIC INPUT_TOPIC...:
+// an exactly-once relay that upper-cases values. Joins GROUP (with the classic group protocol,
+// or KIP-848's consumer protocol), reads the input topics through the gate, writes each
 // delivered record's value upper-cased to OUTPUT_TOPIC (same key), stamped, in transactions
 // that also commit the input offsets. Runs until SIGINT or SIGTERM (exit 0; 1 on a failure,
 // the last commit's included; 2 on bad arguments).
@@ -8,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <causal/kafka/relay.hpp>
 
@@ -19,7 +21,19 @@ struct Notes : causal::kafka::HostObserver {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 6) return std::fprintf(stderr, "usage: relay BROKERS GROUP TRANSACTIONAL_ID OUTPUT_TOPIC INPUT_TOPIC...\n"), 2;
+  auto protocol = causal::kafka::ConsumerOptions::GroupProtocol::classic;
+  if (argc > 2 && std::string_view(argv[1]) == "--group-protocol") {
+    const std::string_view p = argv[2];
+    if (p != "classic" && p != "consumer") return std::fprintf(stderr, "relay: --group-protocol: classic or consumer\n"), 2;
+    if (p == "consumer") protocol = causal::kafka::ConsumerOptions::GroupProtocol::consumer;
+    argv += 2;
+    argc -= 2;
+  }
+  if (argc < 6) {
+    return std::fprintf(stderr, "usage: relay [--group-protocol classic|consumer] BROKERS GROUP TRANSACTIONAL_ID "
+                                "OUTPUT_TOPIC INPUT_TOPIC...\n"),
+           2;
+  }
   std::signal(SIGINT, [](int) { g_stop = 1; });
   std::signal(SIGTERM, [](int) { g_stop = 1; });
   const std::string output = argv[4];
@@ -30,9 +44,13 @@ int main(int argc, char** argv) {
   opts.output.sender_prefix = std::string("relay-") + argv[3];
   opts.output.sink_topics = {output};
   for (int i = 5; i < argc; ++i) opts.input.channels.push_back({argv[i], std::nullopt});
+  opts.input.group_protocol = protocol;
   // A relay killed without leaving the group hands its partitions over after 6 s, the
-  // brokers' lowest session timeout, rather than librdkafka's default 45 s.
-  opts.input.extra_defaults = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "1500"}};
+  // brokers' lowest session timeout, rather than librdkafka's default 45 s. A member of the
+  // consumer protocol has the broker's (group.consumer.session.timeout.ms) and may not set it.
+  if (protocol == causal::kafka::ConsumerOptions::GroupProtocol::classic) {
+    opts.input.extra_defaults = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "1500"}};
+  }
 
   auto upper = [&](const causal::kafka::RelayInput& in, std::vector<causal::kafka::RelayRecord>& out) {
     causal::kafka::RelayRecord r{output, -1, in.key, in.value.value_or("")};

@@ -803,13 +803,24 @@ std::string summary_line(const Diagnosis& d) {
   return line + pinned;
 }
 
-nlohmann::json members_json(const std::vector<MemberFact>& members) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& m : members) out.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.host}});
-  return out;
+// ", assigned t/0, t/1" (", assigned nothing" for a member that holds no partition).
+std::string assignment_text(const std::vector<MemberFact::Partition>& assignment) {
+  std::string out;
+  for (const auto& p : assignment) out += (out.empty() ? "" : ", ") + channel_text(p.topic, p.partition);
+  return ", assigned " + (out.empty() ? std::string("nothing") : out);
 }
 
 }  // namespace
+
+nlohmann::json members_json(const std::vector<MemberFact>& members) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : members) {
+    nlohmann::json assignment = nlohmann::json::array();
+    for (const auto& p : m.assignment) assignment.push_back({{"topic", p.topic}, {"partition", p.partition}});
+    out.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.host}, {"assignment", assignment}});
+  }
+  return out;
+}
 
 Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts) {
   return Diagnoser(snapshot, facts).run();
@@ -907,7 +918,8 @@ std::string to_text(const Diagnosis& d) {
       out += fmt::format("    stop these {} member(s) of the group first (baseline --apply refuses while it has any):\n",
                          r.stop_first.size());
       for (const auto& m : r.stop_first) {
-        out += fmt::format("      client {} on host {} (member {})\n", m.client_id, m.host, m.member_id);
+        out += fmt::format("      client {} on host {} (member {}){}\n", m.client_id, m.host, m.member_id,
+                           assignment_text(m.assignment));
       }
     }
   }

@@ -92,7 +92,9 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   im.member = true;
   im.log.impl = &im;
   im.brokers = brokers_in_effect(opts.connection);
-  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, consumer_defaults(opts, *opts.group), im.log,
+  auto defaults = consumer_defaults(opts, *opts.group);
+  if (opts.group_protocol == ConsumerOptions::GroupProtocol::consumer) defaults.emplace_back("group.protocol", "consumer");
+  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, im.log,
                         [&](rd_kafka_conf_t* conf) {
                           rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
                           im.log.debug_ours = !follow_join_state(conf);

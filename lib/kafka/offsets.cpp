@@ -414,6 +414,19 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const 
   auto state = rd_kafka_ConsumerGroupDescription_state(descs[0]);
   d.state = rd_kafka_consumer_group_state_name(state);
   d.exists = state != RD_KAFKA_CONSUMER_GROUP_STATE_DEAD;
+  switch (rd_kafka_ConsumerGroupDescription_type(descs[0])) {
+    case RD_KAFKA_CONSUMER_GROUP_TYPE_CONSUMER: d.protocol = "consumer"; break;
+    case RD_KAFKA_CONSUMER_GROUP_TYPE_CLASSIC: d.protocol = "classic"; break;
+    default: d.protocol = "unknown"; break;
+  }
+  auto partitions_of = [](const rd_kafka_MemberAssignment_t* a) {
+    std::vector<ChannelRef> out;
+    if (const auto* l = a ? rd_kafka_MemberAssignment_partitions(a) : nullptr) {
+      for (int k = 0; k < l->cnt; ++k) out.push_back({l->elems[k].topic, l->elems[k].partition});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
   size_t n = rd_kafka_ConsumerGroupDescription_member_count(descs[0]);
   for (size_t i = 0; i < n; ++i) {
     const auto* m = rd_kafka_ConsumerGroupDescription_member(descs[0], i);
@@ -421,11 +434,8 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const 
     if (const char* s = rd_kafka_MemberDescription_consumer_id(m)) gm.member_id = s;
     if (const char* s = rd_kafka_MemberDescription_client_id(m)) gm.client_id = s;
     if (const char* s = rd_kafka_MemberDescription_host(m)) gm.host = s;
-    if (const auto* a = rd_kafka_MemberDescription_assignment(m)) {
-      if (const auto* l = rd_kafka_MemberAssignment_partitions(a)) {
-        for (int k = 0; k < l->cnt; ++k) gm.assignment.push_back({l->elems[k].topic, l->elems[k].partition});
-      }
-    }
+    gm.assignment = partitions_of(rd_kafka_MemberDescription_assignment(m));
+    if (d.protocol == "consumer") gm.target_assignment = partitions_of(rd_kafka_MemberDescription_target_assignment(m));
     d.members.push_back(std::move(gm));
   }
   return d;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Issue 12's end-to-end fault test, on a broker of its own (it restarts it).
+# The relay's end-to-end fault test, on a broker of its own (it restarts it).
 #
 # Two transactional sources (`causal produce`, every third transaction aborted) write two
 # input topics; three relays (examples/relay) in one group relay them, upper-cased, into
-# one output topic. During the run: one relay is killed with SIGKILL and restarted, a
+# one output topic. The group mixes both group protocols: relays 1 and 3 are classic
+# members, relays 2 and 4 members of the consumer protocol (KIP-848), so the killed and
+# restarted relay and the one that joins and leaves are consumer-protocol members. During the run: one relay is killed with SIGKILL and restarted, a
 # fourth joins and leaves (two rebalances), and the broker is restarted as the first round
 # ends; then both sources write a second round. At the end a downstream `causal tail --group D --commit -e` reads the output.
 #
@@ -49,8 +51,10 @@ for t in in-a:2 in-b:2 out:3; do
 done
 
 declare -A relay_pid
-start_relay() {  # start_relay N
-  "$RELAY" "$B" relays "tx-$1" out in-a in-b 2> >(while IFS= read -r l; do printf '%s %s\n' "$(date +%T.%3N)" "$l"; done >>"$TMP/relay-$1.err") &
+start_relay() {  # start_relay N: even N with the consumer group protocol, odd N classic
+  local protocol=classic
+  ((${1} % 2 == 0)) && protocol=consumer
+  "$RELAY" --group-protocol "$protocol" "$B" relays "tx-$1" out in-a in-b 2> >(while IFS= read -r l; do printf '%s %s\n' "$(date +%T.%3N)" "$l"; done >>"$TMP/relay-$1.err") &
   relay_pid[$1]=$!
   pids+=("$!")
 }

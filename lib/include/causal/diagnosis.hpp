@@ -103,11 +103,16 @@ struct LocatedSend {
   std::optional<std::string> search_further;
 };
 
-// A member of the consumer group, as DescribeConsumerGroups gives it.
+// A member of the consumer group, as DescribeConsumerGroups gives it (either protocol).
 struct MemberFact {
+  struct Partition {
+    std::string topic;
+    std::int32_t partition = 0;
+  };
   std::string member_id;
   std::string client_id;
   std::string host;
+  std::vector<Partition> assignment;  // the partitions it holds now
 };
 
 // A claim the replay ignored because its topic was left out of the scope although the
@@ -270,5 +275,9 @@ bool is_left_out(const std::vector<std::string>& left_out, std::string_view topi
 
 // The text of a channel offset, as the CLI writes it: "topic/partition@offset".
 std::string offset_text(std::string_view topic, std::int32_t partition, Offset offset);
+
+// The members as JSON: [{"member_id", "client_id", "host", "assignment": [{"topic", "partition"}]}]
+// (what explain's roots list in stop_first and its source lists in group_members).
+nlohmann::json members_json(const std::vector<MemberFact>& members);
 
 }  // namespace causal

@@ -148,6 +148,15 @@ struct ConsumerOptions {
   std::vector<std::pair<std::string, std::string>> extra_defaults;
 
   // --- group membership: ConsumerHost::join only ---
+  // Which group protocol the member speaks (librdkafka's group.protocol). classic: JoinGroup
+  // and SyncGroup, the assignor (partition.assignment.strategy) runs in the members. consumer
+  // (KIP-848, Kafka 4.0+ brokers): the coordinator assigns, heartbeats carry the member's
+  // epoch, every rebalance is incremental; session.timeout.ms, heartbeat.interval.ms and
+  // partition.assignment.strategy are the broker's then, and setting them (-X) is refused
+  // by librdkafka. Both protocols may serve one group's members at once (Kafka upgrades a
+  // classic group to a consumer group when a consumer-protocol member joins it).
+  enum class GroupProtocol { classic, consumer };
+  GroupProtocol group_protocol = GroupProtocol::classic;
   // poll() commits at its end, once commit_interval has passed since the last commit: after
   // the observer was called for every record that poll delivered, so what a synchronous
   // observer did is never committed before it was done. While a rebalance is in flight

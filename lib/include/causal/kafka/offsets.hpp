@@ -14,7 +14,9 @@
 //                      never as committed.
 //   committed_channels the partitions the group has committed offsets on (pending ones too),
 //                      sorted by topic and partition; committed_topics, their topics.
-//   describe_group     the group's state and active members (DescribeConsumerGroups).
+//   describe_group     the group's state, protocol and active members (DescribeConsumerGroups:
+//                      librdkafka asks ConsumerGroupDescribe, then DescribeGroups, so groups of
+//                      both protocols are described).
 //   alter_committed    writes committed offsets (AlterConsumerGroupOffsets); the broker
 //                      refuses while the group has members, and callers should refuse first.
 //
@@ -70,12 +72,19 @@ struct GroupMember {
   std::string member_id;
   std::string client_id;
   std::string host;
-  std::vector<ChannelRef> assignment;
+  std::vector<ChannelRef> assignment;         // what the member holds now
+  // consumer protocol only: what the coordinator wants it to hold once the member has
+  // revoked and taken what it was told to (KIP-848's target assignment); empty otherwise.
+  std::vector<ChannelRef> target_assignment;
 };
 
 struct GroupDescription {
   std::string group;
   std::string state;  // librdkafka's name: Unknown, PreparingRebalance, ..., Stable, Dead, Empty
+  // The group's protocol, as group.protocol names it: "classic" (JoinGroup/SyncGroup, what
+  // every client before KIP-848 runs), "consumer" (KIP-848, the coordinator assigns), or
+  // "unknown" when the group does not exist or the broker did not say.
+  std::string protocol = "unknown";
   std::vector<GroupMember> members;
   // False when the broker does not know the group (state Dead, or GROUP_ID_NOT_FOUND).
   bool exists = true;
