@@ -70,44 +70,7 @@ void ClientLog::set_partition_gone(std::string line) {
   any_gone_.store(true, std::memory_order_release);
 }
 
-void ClientLog::add_offset_reset(OffsetReset r) {
-  std::lock_guard lock(mu_);
-  resets_.push_back(std::move(r));
-  any_reset_.store(true, std::memory_order_release);
-}
-
-std::vector<ClientLog::OffsetReset> ClientLog::take_offset_resets() {
-  std::lock_guard lock(mu_);
-  any_reset_.store(false, std::memory_order_release);
-  return std::exchange(resets_, {});
-}
-
 bool ClientLog::take_debug(const char*, const char*) { return false; }
-
-namespace {
-
-// librdkafka 2.0.2's warning (rdkafka_offset.c, rd_kafka_offset_reset), after an optional
-// "[thrd:NAME]: ": "TOPIC [P]: offset reset (at offset N, broker B) to ...". Topic names
-// hold no space or ']' (Kafka allows [a-zA-Z0-9._-]).
-std::optional<ClientLog::OffsetReset> parse_offset_reset(std::string_view text) {
-  constexpr std::string_view kMark = "]: offset reset (at offset ";
-  const auto mark = text.find(kMark);
-  if (mark == std::string_view::npos) return std::nullopt;
-  const auto open = text.rfind(" [", mark);
-  if (open == std::string_view::npos) return std::nullopt;
-  auto begin = text.rfind("]: ", open);
-  begin = begin == std::string_view::npos ? 0 : begin + 3;
-  ClientLog::OffsetReset r{std::string(text.substr(begin, open - begin)), 0, 0};
-  const auto pnum = text.substr(open + 2, mark - open - 2);
-  const auto onum = text.substr(mark + kMark.size());
-  if (std::from_chars(pnum.data(), pnum.data() + pnum.size(), r.partition).ec != std::errc{}) return std::nullopt;
-  // A logical offset ("INVALID", "BEGINNING") is no position reached: not parsed.
-  if (std::from_chars(onum.data(), onum.data() + onum.size(), r.at).ec != std::errc{}) return std::nullopt;
-  if (r.topic.empty() || r.topic.find(' ') != std::string::npos) return std::nullopt;
-  return r;
-}
-
-}  // namespace
 
 void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const char* buf, ClientLog& log) {
   // Debug lines exist only when the user asked for them (-X debug=...), or a group member
@@ -131,9 +94,6 @@ void handle_client_log(const rd_kafka_t* rk, int level, const char* fac, const c
                                          sep != std::string::npos) {
     log.add_fail(std::move(line), std::string_view(text).substr(sep + 3), level <= 3);
     return;
-  }
-  if (std::string_view(fac) == "OFFSET") {
-    if (auto r = parse_offset_reset(text)) log.add_offset_reset(std::move(*r));
   }
   log.add(std::move(line), level <= 3);
 }

@@ -142,7 +142,9 @@ std::vector<std::pair<std::string, std::string>> consumer_defaults(const Consume
       {"enable.partition.eof", "true"},
       {"enable.auto.commit", "false"},
       {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "earliest"},
+      // A position out of range is reported (RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET), not reset
+      // by librdkafka: Impl::out_of_range tells retention from a log that restarted.
+      {"auto.offset.reset", "error"},
       {"fetch.wait.max.ms", "100"},
       {"topic.metadata.refresh.interval.ms", "60000"},
   };
@@ -335,22 +337,17 @@ ConsumerHost::~ConsumerHost() {
     rd_kafka_t* rk = impl_->rk.get();
     const char* protocol = rd_kafka_rebalance_protocol(rk);
     const bool cooperative = protocol && std::string_view(protocol) == "COOPERATIVE";
-    // Two faults of librdkafka 2.0.2's cooperative protocol, fixed in later releases:
-    // 1. A member that owns no partition sends no LeaveGroup on close (the leave waits for an
-    //    unassign that never comes), so the group waits session.timeout.ms for it before it
-    //    rebalances. Unsubscribing first makes it leave at once.
+    // A fault of librdkafka's cooperative protocol, still there in 2.14.2: a member that owns
+    // no partition sends no LeaveGroup on close (the leave waits for an unassign that never
+    // comes), so the group waits session.timeout.ms for it before it rebalances.
+    // Unsubscribing first makes it leave at once (tests/tail/group_close_test.sh fails
+    // without it).
     rd_kafka_topic_partition_list_t* owned = nullptr;
     if (cooperative && rd_kafka_assignment(rk, &owned) == RD_KAFKA_RESP_ERR_NO_ERROR && owned && owned->cnt == 0) {
       (void)rd_kafka_unsubscribe(rk);
     }
     if (owned) rd_kafka_topic_partition_list_destroy(owned);
     rd_kafka_consumer_close(rk);
-    // 2. Destroying a member whose JoinGroup was answered but that never got an assignment
-    //    aborts in the sticky assignor (an assertion on its empty state, librdkafka issue
-    //    #4312, fixed in 2.3.0). The answer can arrive during the close, so every member
-    //    configured with cooperative-sticky that got no assignment counts: its handle,
-    //    already closed (it left the group), is kept from destroy.
-    if (impl_->sticky_assignor && !impl_->assignment_received) impl_->keep_from_destroy();
   }
   if (gate_) {
     for (ChannelId c : gate_->scope()) {
@@ -367,11 +364,6 @@ ConsumerHost::~ConsumerHost() {
     }
     rd_kafka_consumer_close(impl_->rk.get());
   }
-  // A fault of librdkafka 2.0.2, fixed in 2.6.1 (its PR #4724): a partition removed from the
-  // cluster while it was read keeps a reference to itself in its fetch queue, and
-  // rd_kafka_destroy then waits forever for a broker thread that cannot end. Such a handle,
-  // already closed, is kept from destroy.
-  if (impl_->rk && impl_->log.any_partition_gone()) impl_->keep_from_destroy();
 }
 
 Offset ConsumerHost::position_signal(ChannelId ch) const {
@@ -425,6 +417,11 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
       ChannelId c = names.channel(sel.topic, p);
       if (wanted.insert(c).second) wants.push_back({sel.topic, p, c, start_for(opts, sel.topic, p)});
     }
+  }
+  {
+    std::vector<std::string> topics;
+    for (const auto& [t, n] : partitions_of) topics.push_back(t);
+    if (auto ok = im.watch_topics(topics); !ok) return std::unexpected(ok.error());
   }
   std::set<std::pair<std::string_view, std::int32_t>> read;  // (topic, partition), and (topic, -1)
   for (const Want& w : wants) {
@@ -622,9 +619,12 @@ std::expected<void, Error> ConsumerHost::poll() {
     n = 0;
     if (auto r = im.seek_to_baselines(im.assignment); !r) return r;
   }
-  if (im.log.any_offset_reset() || im.log_lost()) {
-    auto r = im.check_offset_resets();
-    if (r) r = im.check_partition_gone();
+  if (auto r = im.check_topic_ids(); !r) {
+    for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
+    return r;
+  }
+  if (im.log_lost()) {
+    auto r = im.log_restart ? std::expected<void, Error>(std::unexpected(*im.log_restart)) : im.check_partition_gone();
     if (!r) {
       for (ssize_t i = 0; i < n; ++i) rd_kafka_message_destroy(im.batch[i]);
       return r;
@@ -778,34 +778,84 @@ std::expected<void, Error> ConsumerHost::Impl::check_partition_gone() {
                   member ? "; nothing more is committed for its topic" : "")));
 }
 
-std::expected<void, Error> ConsumerHost::Impl::check_offset_resets() {
-  for (const auto& r : log.take_offset_resets()) {
-    const ChannelId c = host->names_.channel(r.topic, r.partition);
-    auto& st = ch(c);
-    if (!st.assigned || st.failed || st.log_replaced) continue;
-    int64_t low = 0, high = 0;
-    const auto err = query_watermarks(rk.get(), r.topic, r.partition, &low, &high,
-                                      static_cast<int>(opts.connect_timeout.count()));
-    if (!err && r.at < low) continue;  // retention passed the position: records gone, nothing dropped here
-    // A restart; or, when the log start could not be read, retention and a restart cannot be
-    // told apart: stopped as for a restart, the side that loses nothing, saying so.
-    st.log_replaced = true;
+std::expected<void, Error> ConsumerHost::Impl::watch_topics(const std::vector<std::string>& topics) {
+  auto ids = describe_topic_ids(rk.get(), topics, opts.connect_timeout, brokers);
+  if (!ids) return std::unexpected(ids.error());
+  topic_ids = TopicIdWatch(rk.get(), std::move(*ids), std::chrono::seconds(1));
+  return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::check_topic_ids() {
+  for (const auto& c : topic_ids.poll()) {
+    std::string partitions;
+    for (ChannelId ch_id : position_channels) {  // every channel read (a member's: this generation's)
+      if (host->names_.channel_topic(ch_id) != c.topic) continue;
+      ch(ch_id).log_replaced = true;
+      partitions += (partitions.empty() ? "" : ", ") + host->names_.channel_text(ch_id);
+    }
     if (log_restart) continue;
-    const std::string why =
-        err ? fmt::format("librdkafka found offset {} out of range and reset the fetch to the log start, which could "
-                          "not be read ({}): stopping, since if the log restarted below {}",
-                          r.at, rd_kafka_err2str(err), r.at)
-            : fmt::format("its log restarted below the position this consumer had reached (librdkafka found offset {} "
-                          "out of range and reset the fetch to the log start {}: the topic deleted and re-created, or "
-                          "its log truncated?); stopping, since",
-                          r.at, low);
-    log_restart = runtime_error(fmt::format("{}/{}: {} the records now below {} would be taken for records already "
-                                            "delivered and dropped{}",
-                                            r.topic, r.partition, why, r.at,
-                                            member ? "; nothing more is committed for it" : ""));
+    const std::string which = partitions.empty() ? std::string("none of its partitions was assigned")
+                                                 : "its partitions read: " + partitions;
+    const std::string commits = member ? "; nothing more is committed for its topic" : "";
+    if (c.now.empty()) {
+      log_restart = runtime_error(fmt::format(
+          "a partition read no longer exists on the brokers at {} (its topic deleted?): topic {} (topic ID {}) is no "
+          "longer in the cluster ({}){}",
+          brokers, quoted_excerpt(c.topic), c.was, which, commits));
+    } else {
+      log_restart = runtime_error(fmt::format(
+          "topic {} was deleted and re-created: its topic ID is {}, not {} as when this consumer started ({}); "
+          "stopping, since the new log's records below the positions reached would be taken for records already "
+          "delivered and dropped{}",
+          quoted_excerpt(c.topic), c.now, c.was, which, commits));
+    }
   }
   if (log_restart) return std::unexpected(*log_restart);
   return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::out_of_range(rd_kafka_message_t* m) {
+  const ChannelId c = channel_of(m);
+  auto& st = ch(c);
+  if (!st.assigned || st.failed || st.log_replaced) return {};
+  const std::string topic = rd_kafka_topic_name(m->rkt);
+  const Offset at = m->offset;
+  int64_t low = 0, high = 0;
+  const auto err = query_watermarks(rk.get(), topic, m->partition, &low, &high,
+                                    static_cast<int>(opts.connect_timeout.count()));
+  if (!err && at < low) {
+    // Retention or DeleteRecords passed the position: those records are gone for everyone;
+    // the read goes on at the log start, as a consumer that resets to the earliest does.
+    if (host->observer_) {
+      host->observer_->note(fmt::format("{}/{}: offset {} is below the log start {} (records deleted: retention or "
+                                        "DeleteRecords); reading on from {}",
+                                        topic, m->partition, at, low, low));
+    }
+    ListPtr l(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), m->partition)->offset = low;
+    if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), l.get(), static_cast<int>(opts.connect_timeout.count()))) {
+      const std::string text = rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      return std::unexpected(runtime_error(fmt::format("{}/{}: cannot seek to the log start {}: {}", topic, m->partition,
+                                                       low, text)));
+    }
+    return {};
+  }
+  // A restart; or, when the log's bounds could not be read, retention and a restart cannot be
+  // told apart: stopped as for a restart, the side that loses nothing, saying so.
+  st.log_replaced = true;
+  if (log_restart) return std::unexpected(*log_restart);
+  const std::string why =
+      err ? fmt::format("offset {} is out of range, and the log's bounds could not be read ({}): stopping, since if the "
+                        "log restarted below {}",
+                        at, rd_kafka_err2str(err), at)
+          : fmt::format("its log restarted below the position this consumer had reached (offset {} is out of range: the "
+                        "log is now [{}, {}); the topic deleted and re-created, or its log truncated?); stopping, since",
+                        at, low, high);
+  log_restart = runtime_error(fmt::format(
+      "{}/{}: {} the records now below {} would be taken for records already delivered and dropped{}", topic,
+      m->partition, why, at, member ? "; nothing more is committed for it" : ""));
+  return std::unexpected(*log_restart);
 }
 
 ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans) {

@@ -17,6 +17,7 @@
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "topic_ids.hpp"
 #include "causal/kafka/join_state.hpp"
 #include "causal/resolution_state.hpp"
 
@@ -49,13 +50,6 @@ struct ConsumerHost::Impl : GateObserver {
   MemberLog log;
   HandlePtr rk;
 
-  // A closed handle that librdkafka 2.0.2 cannot destroy (it would abort or hang; the callers
-  // say which fault): not destroyed, its threads end with the process, and it logs nothing
-  // more, since its log callback's target (`log`) goes away with this object.
-  void keep_from_destroy() {
-    rd_kafka_set_log_level(rk.get(), 0);
-    (void)rk.release();
-  }
   rd_kafka_queue_t* queue = nullptr;
   HandlePtr lookup_rk;
   std::string brokers;
@@ -74,25 +68,34 @@ struct ConsumerHost::Impl : GateObserver {
     bool budget_paused = false;  // paused by the hold budget (not by fail_closed)
     Offset refetch_until = kNoOffset;  // records below it were dropped while paused: no position signal until received
     Offset woken_at = kNoOffset;  // Ch::returned when fetch_wake.cpp last woke the fetcher for it
-    // Its topic was deleted (check_partition_gone) or its log restarted below `returned`
-    // (check_offset_resets): its frontier is a position in a log that is gone, never committed.
+    // Its topic was deleted (check_partition_gone, check_topic_ids) or its log restarted
+    // below `returned` (out_of_range): its frontier is a position in a log that is gone,
+    // never committed.
     bool log_replaced = false;
   };
   std::vector<Ch> chans;  // by ChannelId
-  // librdkafka's offset resets (ClientLog::take_offset_resets) of channels read here: one at
-  // or above the log start means the partition's log restarted below the position reached
-  // (its topic deleted and re-created, its log truncated). The records now below that
-  // position would be dropped as replays (records lost), so it is a runtime failure, kept
-  // in `log_restart` and returned by every later poll(); the channel is never committed
-  // again, since its frontier is a position in the old log. A reset below the log start
-  // (retention passed the position) is librdkafka's warning alone, as before.
-  std::expected<void, Error> check_offset_resets();
+  // A read position out of range (librdkafka's RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET, the host
+  // setting auto.offset.reset=error; librdkafka then stops fetching the partition). Below
+  // the log start (retention, DeleteRecords): said, and the read goes on at the log start.
+  // At or above it, the partition's log restarted below the position reached (its topic
+  // deleted and re-created, its log truncated): the records now below that position would
+  // be dropped as replays (records lost), so it is a runtime failure, kept in `log_restart`
+  // and returned by every later poll(); the channel is never committed again, since its
+  // frontier is a position in the old log.
+  std::expected<void, Error> out_of_range(rd_kafka_message_t* m);
   // A partition read here that librdkafka reports removed from the cluster
   // (ClientLog::partition_gone: its topic deleted) fails poll(), member or not, before the
   // batch reaches the gate: records fetched later may be a re-created topic's, whose offsets
   // below the position reached the replay guard would drop. Every assigned partition of that
   // topic is never committed again.
   std::expected<void, Error> check_partition_gone();
+  // The topics read, by ID (topic_ids.hpp): read at open/join, asked again every second
+  // without blocking. A topic deleted, or deleted and re-created, fails poll() as a log
+  // that is gone does (log_restart): every channel of it is marked log_replaced and never
+  // committed again. watch_topics reads the IDs at start.
+  std::expected<void, Error> watch_topics(const std::vector<std::string>& topics);
+  std::expected<void, Error> check_topic_ids();
+  TopicIdWatch topic_ids;
   // A partition read here is gone or its log restarted: every later poll() fails (a rewind
   // cannot get past it; the relay stops on it).
   bool log_lost() const { return log_restart.has_value() || log.any_partition_gone(); }
@@ -211,6 +214,7 @@ struct ConsumerHost::Impl : GateObserver {
     std::string where = m->rkt ? fmt::format("{}/{}", rd_kafka_topic_name(m->rkt), m->partition) : brokers;
     std::string text = fmt::format("{}: {}", where, rd_kafka_message_errstr(m));
     rd_kafka_resp_err_t e = m->err;
+    if (e == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET && m->rkt) return out_of_range(m);
     if (m->rkt) {  // a fetch refused: Read is what it needs
       if (auto no = denied(e, "Read", "topic", rd_kafka_topic_name(m->rkt))) return std::unexpected(runtime_error(*no));
     }
@@ -263,8 +267,6 @@ struct ConsumerHost::Impl : GateObserver {
   bool closing = false;                    // in the destructor: commits only if commit_on_close
   bool generation_pending = false;         // a rebalance could not start its generation: poll() retries
   bool cooperative_protocol = false;       // the rebalance protocol librdkafka last named
-  bool assignment_received = false;        // an assignment callback ran (even an empty one)
-  bool sticky_assignor = false;            // partition.assignment.strategy names cooperative-sticky
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).

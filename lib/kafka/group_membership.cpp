@@ -98,11 +98,6 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
                         [&](rd_kafka_conf_t* conf) {
                           rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
                           im.log.debug_ours = !follow_join_state(conf);
-                          char strategy[512];
-                          std::size_t n = sizeof strategy;
-                          im.sticky_assignor = rd_kafka_conf_get(conf, "partition.assignment.strategy", strategy, &n) ==
-                                                   RD_KAFKA_CONF_OK &&
-                                               std::string_view(strategy).find("cooperative-sticky") != std::string_view::npos;
                         });
   if (!rk) return std::unexpected(rk.error());
   im.rk = std::move(*rk);
@@ -115,6 +110,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
       return std::unexpected(e);
     }
   }
+  if (auto ok = im.watch_topics(topics); !ok) return std::unexpected(ok.error());
   host->gate_ = std::make_unique<Gate>(names, &im);
   im.positions = rd_kafka_topic_partition_list_new(1);
   ListPtr sub(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
@@ -437,7 +433,6 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
   auto fail = [&](Error e) {
     if (!rebalance_error) rebalance_error = std::move(e);
   };
-  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) assignment_received = true;
   if (coop && err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS && parts->cnt == 0 && !generation_pending) {
     // A cooperative rebalance's assignment that adds nothing (it follows every revocation):
     // the partitions and the gate stay as they are. librdkafka still waits for the call.

@@ -106,35 +106,3 @@ TEST_CASE("a FAIL log line and the error callback's report of it are said once")
   causal::kafka::handle_client_error(RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN, "1/1 brokers are down", log);
   CHECK(log.take() == std::vector<std::string>{"librdkafka: 1/1 brokers are down (_ALL_BROKERS_DOWN)"});
 }
-
-// librdkafka 2.0.2's offset-reset warning is the only report of an out-of-range fetch
-// position (consumer_host.cpp, check_offset_resets): its topic, partition and offset are
-// taken from the line, with or without the thread-name prefix; a logical offset is not a
-// position reached, and the line is still passed on as a note.
-TEST_CASE("librdkafka's offset-reset warning is taken as the partition and offset it names") {
-  causal::kafka::ClientLog log;
-  causal::kafka::handle_client_log(nullptr, 4, "OFFSET",
-                                   "[thrd:main]: orders.v2 [11]: offset reset (at offset 3, broker 1) to BEGINNING: "
-                                   "fetch failed due to requested offset not available on the broker: Broker: Offset "
-                                   "out of range",
-                                   log);
-  causal::kafka::handle_client_log(nullptr, 4, "OFFSET",
-                                   "d [0]: offset reset (at offset 1234567890123, broker 1) to cached BEGINNING "
-                                   "offset 0: fetch failed: Broker: Offset out of range",
-                                   log);
-  causal::kafka::handle_client_log(nullptr, 4, "OFFSET",
-                                   "[thrd:main]: d [0]: offset reset (at offset INVALID, broker -1) to BEGINNING: "
-                                   "no previously committed offset available: Local: No offset stored",
-                                   log);
-  REQUIRE(log.any_offset_reset());
-  const auto resets = log.take_offset_resets();
-  REQUIRE(resets.size() == 2);
-  CHECK(resets[0].topic == "orders.v2");
-  CHECK(resets[0].partition == 11);
-  CHECK(resets[0].at == 3);
-  CHECK(resets[1].topic == "d");
-  CHECK(resets[1].partition == 0);
-  CHECK(resets[1].at == 1234567890123);
-  CHECK_FALSE(log.any_offset_reset());
-  CHECK(log.take().size() == 3);
-}

@@ -44,25 +44,12 @@ class ClientLog {
   void add_error(std::string line, std::string_view reason);
   // The first error librdkafka reported for a partition that no longer exists in the cluster
   // (_UNKNOWN_PARTITION or _UNKNOWN_TOPIC: its topic was deleted, say), or "". librdkafka
-  // 2.0.2 reports it through the error callback only, never as a consumer event.
+  // reports it through the error callback only, never as a consumer event (and only once
+  // topic.metadata.propagation.max.ms has passed; the host's topic IDs see it sooner).
   std::string partition_gone() const;
   // Whether partition_gone() is not "": a lock-free read, for a check made at every poll.
   bool any_partition_gone() const { return any_gone_.load(std::memory_order_acquire); }
   void set_partition_gone(std::string line);
-  // librdkafka reset a partition's fetch position because the offset it fetched at was out
-  // of range (log facility OFFSET, a warning): `at` is that offset. The host decides what it
-  // means (consumer_host.cpp): below the log start, retention removed records; at or above
-  // it, the log restarted below the position reached (a topic re-created, a truncated log).
-  struct OffsetReset {
-    std::string topic;
-    std::int32_t partition;
-    std::int64_t at;
-  };
-  void add_offset_reset(OffsetReset r);
-  // The resets seen since the last call, in order.
-  std::vector<OffsetReset> take_offset_resets();
-  // Whether take_offset_resets() would return some: a lock-free read, for every poll.
-  bool any_offset_reset() const { return any_reset_.load(std::memory_order_acquire); }
   // A log line of facility FAIL (a broker failure), `reason` its text after librdkafka's
   // "[thrd:NAME]: ": added, and remembered for add_error.
   void add_fail(std::string line, std::string_view reason, bool is_error);
@@ -74,8 +61,6 @@ class ClientLog {
   std::string last_error_;
   std::string partition_gone_;
   std::atomic<bool> any_gone_{false};
-  std::vector<OffsetReset> resets_;
-  std::atomic<bool> any_reset_{false};
   std::vector<std::string> recent_fail_;  // what the last FAIL lines said, for add_error
 };
 
