@@ -41,6 +41,7 @@ struct PlanRow {
   std::optional<Offset> committed;  // the group's, before
   bool committed_pending = false;
   std::string metadata;  // the group's commit metadata, kept on write
+  std::string topic_id;  // the topic ID that metadata names ("" when none)
   // Offsets a write would skip: the baseline is above the group's committed offset, so the
   // records (and transaction markers) in [committed, baseline) would never be consumed.
   Offset skip() const { return committed && baseline > *committed ? baseline - *committed : 0; }
@@ -151,6 +152,7 @@ Outcome run_baseline(const BaselineOptions& o) {
       rows[i].committed = (*committed)[i].offset;
       rows[i].committed_pending = (*committed)[i].pending;
       rows[i].metadata = (*committed)[i].metadata;
+      rows[i].topic_id = (*committed)[i].topic_id;
     }
   }
 
@@ -189,8 +191,25 @@ Outcome run_baseline(const BaselineOptions& o) {
   bool applied = false;
   if (o.apply) {
     std::vector<kafka::OffsetsClient::NewOffset> writes;
-    // Commit metadata (the node's saved resolution state) is kept as it was.
-    for (const auto& r : rows) writes.push_back({r.offsets.channel, r.baseline, r.metadata});
+    // Commit metadata (the node's saved resolution state) is kept as it was, unless it names
+    // an earlier topic of the same name (another topic ID): the new offset is then in a log
+    // that state knows nothing of, and is written without it.
+    std::vector<std::string> topics;
+    for (const auto& r : rows) {
+      if (!r.topic_id.empty() && std::find(topics.begin(), topics.end(), r.offsets.channel.topic) == topics.end()) {
+        topics.push_back(r.offsets.channel.topic);
+      }
+    }
+    std::map<std::string, std::string> ids;
+    if (!topics.empty()) {
+      auto got = client->topic_ids(topics);
+      if (!got) return std::unexpected(got.error());
+      ids = std::move(*got);
+    }
+    for (const auto& r : rows) {
+      const bool other_log = !r.topic_id.empty() && ids[r.offsets.channel.topic] != r.topic_id;
+      writes.push_back({r.offsets.channel, r.baseline, other_log ? std::string() : r.metadata});
+    }
     if (auto w = client->alter_committed(o.group, writes); !w) return std::unexpected(w.error());
     applied = true;
   }

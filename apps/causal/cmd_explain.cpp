@@ -299,6 +299,12 @@ Outcome explain_group(const ExplainOptions& o) {
   co.max_transaction_duration = std::chrono::milliseconds(o.max_transaction_ms);
   nlohmann::json committed_json = nlohmann::json::array();
   std::vector<std::string> notes;
+  std::vector<std::string> topics_read;
+  for (const auto& c : *channels) {
+    if (std::find(topics_read.begin(), topics_read.end(), c.topic) == topics_read.end()) topics_read.push_back(c.topic);
+  }
+  auto ids = client->topic_ids(topics_read);
+  if (!ids) return std::unexpected(ids.error());
   for (std::size_t i = 0; i < channels->size(); ++i) {
     const auto& c = (*committed)[i];
     const auto& lo = (*offsets)[i];
@@ -307,8 +313,19 @@ Outcome explain_group(const ExplainOptions& o) {
                                                chan(c.channel), lo.log_start));
     // A commit past the log end: a member starts at the log start without the commit's
     // resolution state (docs/library.md), and so does the replay.
-    const bool past_end = c.offset && lo.log_end >= 0 && *c.offset > lo.log_end;
-    if (past_end) {
+    // A commit of an earlier topic of the same name (its metadata names another topic ID):
+    // the same.
+    const std::string& now_id = (*ids)[c.channel.topic];
+    const bool other_log = c.offset && !c.topic_id.empty() && !now_id.empty() && c.topic_id != now_id;
+    const bool past_end = (c.offset && lo.log_end >= 0 && *c.offset > lo.log_end) || other_log;
+    if (other_log) {
+      start = lo.log_start;
+      notes.push_back(fmt::format("{}: the committed offset {} belongs to an earlier topic {} (its commit names topic "
+                                  "ID {}; the topic's is {}: deleted and re-created); a member starts at the log "
+                                  "start {}, and so does this replay",
+                                  chan(c.channel), *c.offset, quoted_excerpt(c.channel.topic), c.topic_id, now_id,
+                                  lo.log_start));
+    } else if (past_end) {
       start = lo.log_start;
       notes.push_back(fmt::format("{}: the committed offset {} is past the log end {} (the topic re-created, or its "
                                   "log truncated?); a member starts at the log start {}, and so does this replay",
@@ -325,8 +342,8 @@ Outcome explain_group(const ExplainOptions& o) {
                                   "kafka-consumer-groups --reset-offsets); replayed without it, as a member starts",
                                   chan(c.channel), *c.offset));
     }
-    if (!past_end && !c.metadata.empty() && (c.metadata.starts_with("causal1:") || c.metadata.starts_with("causal2:"))) {
-      auto entries = decode_resolution_state(c.metadata, names);
+    if (!past_end && !c.state.empty() && (c.state.starts_with("causal1:") || c.state.starts_with("causal2:"))) {
+      auto entries = decode_resolution_state(c.state, names);
       if (entries) {
         co.resolution_state.insert(co.resolution_state.end(), entries->begin(), entries->end());
         restored = true;

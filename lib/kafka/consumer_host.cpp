@@ -283,6 +283,16 @@ std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string&
         return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(group), topic,
                                                          partition, rd_kafka_err2str(committed->err))));
       }
+      if (committed && committed->offset >= 0) {
+        if (const std::string other = commit_of_other_log(*committed); !other.empty()) {
+          if (observer) {
+            observer->note(fmt::format("{}/{}: group {}'s committed offset {} {}; starting at the log start {}, "
+                                       "without the commit's resolution state",
+                                       topic, partition, quoted_excerpt(group), committed->offset, other, low));
+          }
+          return low;
+        }
+      }
       if (committed && committed->offset >= 0 && committed->offset < low) {
         // Retention or DeleteRecords passed the commit: the records between are gone, and the
         // read skips them; said, as --commit's member says it (group_membership.cpp).
@@ -421,7 +431,11 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   {
     std::vector<std::string> topics;
     for (const auto& [t, n] : partitions_of) topics.push_back(t);
-    if (auto ok = im.watch_topics(topics); !ok) return std::unexpected(ok.error());
+    const bool committed_start =
+        opts.default_start.kind == StartPosition::Kind::committed ||
+        std::any_of(opts.start.begin(), opts.start.end(),
+                    [](const StartRule& r) { return r.position.kind == StartPosition::Kind::committed; });
+    if (auto ok = im.watch_topics(topics, committed_start); !ok) return std::unexpected(ok.error());
   }
   std::set<std::pair<std::string_view, std::int32_t>> read;  // (topic, partition), and (topic, -1)
   for (const Want& w : wants) {
@@ -529,7 +543,8 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     rd_kafka_topic_partition_list_add(im.positions, w.topic.c_str(), w.partition)->offset = baseline;
     im.position_channels.push_back(w.ch);
     host->gate_->add_channel(w.ch, baseline);
-    if (c && c->offset >= 0 && baseline == c->offset && w.from.kind == StartPosition::Kind::committed) {
+    if (c && c->offset >= 0 && baseline == c->offset && w.from.kind == StartPosition::Kind::committed &&
+        im.commit_of_other_log(*c).empty()) {
       CommittedState saved = im.committed_state(*c);
       state.insert(state.end(), saved.resolution.begin(), saved.resolution.end());
       if (!saved.custody.empty()) host->gate_->restore_custody(w.ch, saved.custody);
@@ -778,11 +793,16 @@ std::expected<void, Error> ConsumerHost::Impl::check_partition_gone() {
                   member ? "; nothing more is committed for its topic" : "")));
 }
 
-std::expected<void, Error> ConsumerHost::Impl::watch_topics(const std::vector<std::string>& topics) {
-  auto ids = describe_topic_ids(rk.get(), topics, opts.connect_timeout, brokers);
-  if (!ids) return std::unexpected(ids.error());
-  topic_ids = TopicIdWatch(rk.get(), std::move(*ids), std::chrono::seconds(1));
-  return {};
+std::expected<void, Error> ConsumerHost::Impl::watch_topics(const std::vector<std::string>& topics, bool wait) {
+  TopicIds unknown;
+  for (const auto& t : topics) unknown[t] = "";
+  topic_ids = TopicIdWatch(rk.get(), std::move(unknown), std::chrono::seconds(1));
+  if (!wait) return {};
+  // Where a start position depends on the IDs (a commit of an earlier topic of the same name
+  // is not resumed from), their first answer is waited for. No answer (a cluster that does
+  // not serve DescribeTopics, such as librdkafka's mock cluster, or one slow to answer): the
+  // watch goes on asking, and a commit is checked only once its topic's ID is known.
+  return topic_ids.await_first(opts.connect_timeout);
 }
 
 std::expected<void, Error> ConsumerHost::Impl::check_topic_ids() {
@@ -820,6 +840,18 @@ std::expected<void, Error> ConsumerHost::Impl::out_of_range(rd_kafka_message_t* 
   if (!st.assigned || st.failed || st.log_replaced) return {};
   const std::string topic = rd_kafka_topic_name(m->rkt);
   const Offset at = m->offset;
+  // A logical offset (RD_KAFKA_OFFSET_INVALID): no position was reached. A member's partition
+  // assigned before its baseline was known (generation_pending: the committed offsets could
+  // not be read) had no commit for librdkafka to start from, and librdkafka stopped it. The
+  // report can come after the rewind sought the partition to its baseline: it is sought again
+  // to where this host reads next, asynchronously.
+  if (at < 0) {
+    ListPtr l(rd_kafka_topic_partition_list_new(1));
+    rd_kafka_topic_partition_list_add(l.get(), rd_kafka_topic_name(m->rkt), m->partition)->offset =
+        st.returned >= 0 ? st.returned : st.baseline;
+    if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), l.get(), 0)) rd_kafka_error_destroy(e);
+    return {};
+  }
   int64_t low = 0, high = 0;
   const auto err = query_watermarks(rk.get(), topic, m->partition, &low, &high,
                                     static_cast<int>(opts.connect_timeout.count()));

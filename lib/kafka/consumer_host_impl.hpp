@@ -89,11 +89,12 @@ struct ConsumerHost::Impl : GateObserver {
   // below the position reached the replay guard would drop. Every assigned partition of that
   // topic is never committed again.
   std::expected<void, Error> check_partition_gone();
-  // The topics read, by ID (topic_ids.hpp): read at open/join, asked again every second
+  // The topics read, by ID (topic_ids.hpp): asked at open/join and again every second
   // without blocking. A topic deleted, or deleted and re-created, fails poll() as a log
   // that is gone does (log_restart): every channel of it is marked log_replaced and never
-  // committed again. watch_topics reads the IDs at start.
-  std::expected<void, Error> watch_topics(const std::vector<std::string>& topics);
+  // committed again. watch_topics starts the watch; with `wait`, it waits (up to
+  // connect_timeout) for the first answer, which a start from committed offsets needs.
+  std::expected<void, Error> watch_topics(const std::vector<std::string>& topics, bool wait);
   std::expected<void, Error> check_topic_ids();
   TopicIdWatch topic_ids;
   // A partition read here is gone or its log restarted: every later poll() fails (a rewind
@@ -254,6 +255,10 @@ struct ConsumerHost::Impl : GateObserver {
   // tool's) or damaged is said through the observer's note and gives nothing: claims it would
   // have resolved are left to lookups, and nothing is delivered out of order.
   CommittedState committed_state(const rd_kafka_topic_partition_t& c);
+  // When `c` (an element of a rd_kafka_committed answer) names in its metadata a topic ID
+  // other than its topic's now (commit_metadata.hpp): why the commit belongs to a log that
+  // is gone, for the note; else "".
+  std::string commit_of_other_log(const rd_kafka_topic_partition_t& c) const;
 
   // --- group membership (group_membership.cpp) ---------------------------------------
   bool member = false;                     // joined opts.group: rebalances and commits

@@ -20,6 +20,7 @@
 #include "causal/excerpt.hpp"
 #include "causal/resolution_state.hpp"
 #include "causal/shell_word.hpp"
+#include "commit_metadata.hpp"
 #include "consumer_host_impl.hpp"
 
 namespace causal::kafka {
@@ -110,7 +111,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
       return std::unexpected(e);
     }
   }
-  if (auto ok = im.watch_topics(topics); !ok) return std::unexpected(ok.error());
+  if (auto ok = im.watch_topics(topics, /*wait=*/true); !ok) return std::unexpected(ok.error());
   host->gate_ = std::make_unique<Gate>(names, &im);
   im.positions = rd_kafka_topic_partition_list_new(1);
   ListPtr sub(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
@@ -148,7 +149,7 @@ CommittedState ConsumerHost::Impl::committed_state(const rd_kafka_topic_partitio
     }
     return {};
   }
-  std::string_view text(static_cast<const char*>(c.metadata), c.metadata_size);
+  std::string_view text = parse_commit_metadata({static_cast<const char*>(c.metadata), c.metadata_size}).state;
   auto saved = decode_committed_state(text, host->names_);
   if (saved) return std::move(*saved);
   if (host->observer_) {
@@ -156,6 +157,16 @@ CommittedState ConsumerHost::Impl::committed_state(const rd_kafka_topic_partitio
                                       c.topic, c.partition, quoted_excerpt(text), saved.error().message));
   }
   return {};
+}
+
+std::string ConsumerHost::Impl::commit_of_other_log(const rd_kafka_topic_partition_t& c) const {
+  if (c.metadata_size == 0) return {};
+  const auto id = parse_commit_metadata({static_cast<const char*>(c.metadata), c.metadata_size}).topic_id;
+  const auto now = topic_ids.at_start().find(c.topic);
+  if (id.empty() || now == topic_ids.at_start().end() || now->second.empty() || id == now->second) return {};
+  return fmt::format("belongs to an earlier topic {} (its commit names topic ID {}; the topic's is {}: deleted and "
+                     "re-created)",
+                     quoted_excerpt(c.topic), id, now->second);
 }
 
 void ConsumerHost::Impl::reset_generation() {
@@ -229,7 +240,10 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
       if (!high) return std::unexpected(high.error());
       if (c->offset > *high) past_end = *high;
     }
-    if (c->offset < 0 || c->offset < low || past_end) {
+    // A commit of an earlier topic of the same name (its metadata names another topic ID):
+    // the same, wherever its offset lies.
+    const std::string other_log = c->offset >= 0 ? commit_of_other_log(*c) : std::string();
+    if (c->offset < 0 || c->offset < low || past_end || !other_log.empty()) {
       from = start_for(opts, p.topic, p.partition);
       auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, past_end, uncommitted);
       if (!b) return std::unexpected(b.error());
@@ -239,6 +253,10 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
             c->offset < 0
                 ? fmt::format("{}/{}: group {} has no committed offset; starting at {} ({})", p.topic, p.partition,
                               quoted_excerpt(*opts.group), baseline, to_string(from))
+            : !other_log.empty()
+                ? fmt::format("{}/{}: the committed offset {} {}; starting at {} ({}) without the commit's resolution "
+                              "state",
+                              p.topic, p.partition, c->offset, other_log, baseline, to_string(from))
             : past_end
                 ? fmt::format("{}/{}: the committed offset {} is past the log end {} (the topic re-created, or its log "
                               "truncated?); starting at {} ({}) without the commit's resolution state",
@@ -315,22 +333,25 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
     // Custody is never pruned: a dropped claim would be causal past a restarted stamp
     // forgets. Only resolution entries are (a dropped one costs a lookup).
     const Clock restated = gate.custody_restatement(c);
+    const auto id = topic_ids.at_start().find(names.channel_topic(c));
+    const std::string suffix = topic_id_suffix(id == topic_ids.at_start().end() ? "" : id->second);
+    const std::size_t max_bytes = opts.metadata_max_bytes > suffix.size() ? opts.metadata_max_bytes - suffix.size() : 0;
     std::string meta = encode_committed_state(mine, restated, names);
     std::string pruned_here;  // said when what was pruned is sent
-    if (meta.size() > opts.metadata_max_bytes) {
-      if (const std::string bare = encode_committed_state({}, restated, names); bare.size() > opts.metadata_max_bytes) {
+    if (meta.size() > max_bytes) {
+      if (const std::string bare = encode_committed_state({}, restated, names); bare.size() > max_bytes) {
         return std::unexpected(runtime_error(fmt::format(
             "{}: the custody restatement alone is {} bytes ({} claims), over the {} bytes Kafka keeps as commit "
             "metadata (offset.metadata.max.bytes), and none of it may be dropped; nothing committed. Raise "
             "offset.metadata.max.bytes on the brokers",
-            names.channel_text(c), bare.size(), restated.offsets().size() + restated.seqs().size(),
+            names.channel_text(c), bare.size() + suffix.size(), restated.offsets().size() + restated.seqs().size(),
             opts.metadata_max_bytes)));
       }
       if (!opts.lookups) {
         return std::unexpected(runtime_error(fmt::format(
             "{}: the resolution state is {} bytes, over the {} bytes Kafka keeps as commit metadata "
             "(offset.metadata.max.bytes), and without lookups none of it may be dropped; nothing committed",
-            names.channel_text(c), meta.size(), opts.metadata_max_bytes)));
+            names.channel_text(c), meta.size() + suffix.size(), opts.metadata_max_bytes)));
       }
       // Keep the senders first seen most recently (higher ids were interned later).
       std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.sender > b.sender; });
@@ -340,7 +361,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
       while (over - fits > 1) {
         const std::size_t mid = fits + (over - fits) / 2;
         const std::span<const ResolutionEntry> prefix(mine.data(), mid);
-        if (encode_committed_state(prefix, restated, names).size() <= opts.metadata_max_bytes) {
+        if (encode_committed_state(prefix, restated, names).size() <= max_bytes) {
           fits = mid;
         } else {
           over = mid;
@@ -352,6 +373,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
                                 "the others' sends will be resolved by lookups",
                                 names.channel_text(c), opts.metadata_max_bytes, mine.size(), had);
     }
+    meta += suffix;
     if (next == committed_at[c] && meta == committed_meta[c]) continue;  // unchanged: not sent, nothing said
     if (!pruned_here.empty()) pruned.push_back(std::move(pruned_here));
     auto* e = rd_kafka_topic_partition_list_add(list.get(), names.channel_topic(c).c_str(), names.channel_partition(c));
@@ -525,13 +547,17 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     for (int i = 0; i < all->cnt; ++i) all->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
   } else if (!next.empty()) {
     if (auto b = begin_generation(all.get()); !b) {
-      // The committed offsets could not be read (brokers away). The partitions are taken all
-      // the same, so that the group's rebalance completes, and the gate gets none of them
-      // until poll() starts the generation again (rewind), which seeks them to their baselines.
+      // The committed offsets could not be read (brokers away, a commit pending in an open
+      // transaction). The partitions are taken all the same, so that the group's rebalance
+      // completes, and the gate gets none of them until poll() starts the generation again
+      // (rewind), which seeks them to their baselines. Meanwhile they are fetched from the
+      // log start and what comes is dropped (not assigned in the gate): an explicit position,
+      // since librdkafka would otherwise look the commit up itself and, finding none, stop
+      // the partition (auto.offset.reset=error) possibly after the rewind's seek.
       if (host->observer_) host->observer_->note(fmt::format("{}; trying again", b.error().message));
       reset_generation();
       generation_pending = true;
-      for (int i = 0; i < all->cnt; ++i) all->elems[i].offset = RD_KAFKA_OFFSET_INVALID;
+      for (int i = 0; i < all->cnt; ++i) all->elems[i].offset = RD_KAFKA_OFFSET_BEGINNING;
     }
   }
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {

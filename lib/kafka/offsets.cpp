@@ -2,6 +2,8 @@
 #include "causal/kafka/reachability.hpp"
 #include "causal/excerpt.hpp"
 #include "causal/kafka/authorization.hpp"
+#include "commit_metadata.hpp"
+#include "topic_ids.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -331,6 +333,9 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed(cons
       } else {
         if (e->offset >= 0) co.offset = e->offset;
         if (e->metadata && e->metadata_size > 0) co.metadata.assign(static_cast<const char*>(e->metadata), e->metadata_size);
+        const CommitMetadata parsed = parse_commit_metadata(co.metadata);
+        co.state = parsed.state;
+        co.topic_id = parsed.topic_id;
       }
       out.push_back(std::move(co));
     }
@@ -348,6 +353,8 @@ std::expected<std::vector<CommittedOffset>, Error> OffsetsClient::committed_or_s
     if ((*answer)[i].pending) {
       (*answer)[i].offset = (*stable)[i].offset;
       (*answer)[i].metadata = (*stable)[i].metadata;
+      (*answer)[i].state = (*stable)[i].state;
+      (*answer)[i].topic_id = (*stable)[i].topic_id;
     }
   }
   return answer;
@@ -439,6 +446,10 @@ std::expected<GroupDescription, Error> OffsetsClient::describe_group_once(const 
     d.members.push_back(std::move(gm));
   }
   return d;
+}
+
+std::expected<std::map<std::string, std::string>, Error> OffsetsClient::topic_ids(const std::vector<std::string>& topics) {
+  return describe_topic_ids(committed_.get(), topics, std::chrono::milliseconds(timeout_ms_), brokers_);
 }
 
 std::map<std::string, std::string> OffsetsClient::cleanup_policies(std::span<const std::string> topics) {

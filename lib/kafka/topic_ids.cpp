@@ -80,7 +80,18 @@ std::expected<TopicIds, Error> describe_topic_ids(rd_kafka_t* rk, const std::vec
 
 TopicIdWatch::TopicIdWatch(rd_kafka_t* rk, TopicIds at_start, std::chrono::milliseconds interval)
     : rk_(rk), at_start_(std::move(at_start)), interval_(interval), queue_(rd_kafka_queue_new(rk)),
-      next_(std::chrono::steady_clock::now() + interval) {}
+      next_(std::chrono::steady_clock::now() + interval) {
+  send();
+}
+
+std::expected<void, Error> TopicIdWatch::await_first(std::chrono::milliseconds timeout) {
+  if (!outstanding_) return {};
+  EventPtr ev{rd_kafka_queue_poll(queue_.get(), static_cast<int>(timeout.count()))};
+  if (!ev) return {};
+  outstanding_ = false;
+  next_ = std::chrono::steady_clock::now() + interval_;
+  return take(ev.get());
+}
 
 void TopicIdWatch::send() {
   std::vector<std::string> topics;
@@ -92,12 +103,19 @@ void TopicIdWatch::send() {
   outstanding_ = true;
 }
 
-void TopicIdWatch::take(rd_kafka_event_t* ev) {
+std::expected<void, Error> TopicIdWatch::take(rd_kafka_event_t* ev) {
   auto ids = answer_of(ev, "");
-  if (!ids) return;  // asked again at the next interval
+  if (!ids) {  // asked again at the next interval, unless a topic was refused
+    if (ids.error().message.starts_with("not authorised")) return std::unexpected(ids.error());
+    return {};
+  }
   for (const auto& [topic, now] : *ids) {
     auto was = at_start_.find(topic);
     if (was == at_start_.end() || reported_[topic]) continue;
+    if (was->second.empty()) {  // not known at start: learnt from the first answer that has it
+      was->second = now;
+      continue;
+    }
     if (now.empty()) {
       if (++unknown_in_a_row_[topic] < 2) continue;
     } else {
@@ -107,6 +125,7 @@ void TopicIdWatch::take(rd_kafka_event_t* ev) {
     reported_[topic] = true;
     changes_.push_back({topic, was->second, now});
   }
+  return {};
 }
 
 std::vector<TopicIdWatch::Change> TopicIdWatch::poll() {
@@ -114,7 +133,7 @@ std::vector<TopicIdWatch::Change> TopicIdWatch::poll() {
   if (outstanding_) {
     if (EventPtr ev{rd_kafka_queue_poll(queue_.get(), 0)}) {
       outstanding_ = false;
-      take(ev.get());
+      (void)take(ev.get());  // a refusal after start: asked again (reading would be refused too)
       next_ = std::chrono::steady_clock::now() + interval_;
     }
   } else if (std::chrono::steady_clock::now() >= next_) {

@@ -34,8 +34,9 @@ using TopicIds = std::map<std::string, std::string>;
 std::expected<TopicIds, Error> describe_topic_ids(rd_kafka_t* rk, const std::vector<std::string>& topics,
                                                   std::chrono::milliseconds timeout, const std::string& brokers);
 
-// Watches topics whose IDs were read at start, asking again every `interval` without ever
-// blocking the caller: poll() sends a request when one is due and none is out, and reads its
+// Watches topics whose IDs were read at start (an ID "" there: not known yet, taken from the
+// first answer that gives one), asking again every `interval` without ever blocking the
+// caller: poll() sends a request when one is due and none is out, and reads its
 // answer once it has come. A topic is reported changed when an answer gives it an ID other
 // than the one it had at start (re-created: definite, a broker cannot know an ID that was
 // never made), or when two answers in a row, at least `interval` apart, say the cluster does
@@ -56,12 +57,17 @@ class TopicIdWatch {
 
   // The changes seen since the last call (each topic reported once).
   std::vector<Change> poll();
-  // The IDs the watch compares with (those at start).
+  // Waits up to `timeout` for an answer to the first request (sent at construction). An
+  // error only when the answer refuses a topic (not authorised to Describe it); no answer,
+  // or one that failed otherwise, leaves the IDs unknown for poll() to learn.
+  std::expected<void, Error> await_first(std::chrono::milliseconds timeout);
+  // The IDs the watch compares with (those at start, or first learnt; "" while not known).
   const TopicIds& at_start() const { return at_start_; }
 
  private:
   void send();
-  void take(rd_kafka_event_t* ev);
+  // Takes an answer; an error when it refused a topic.
+  std::expected<void, Error> take(rd_kafka_event_t* ev);
 
   rd_kafka_t* rk_ = nullptr;
   TopicIds at_start_;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <random>
@@ -321,11 +322,17 @@ std::map<int32_t, int64_t> committed_offsets(const std::string& group, const std
 }
 
 void commit_offsets(const std::string& group, const std::string& topic,
-                    const std::map<int32_t, int64_t>& offsets) {
+                    const std::map<int32_t, int64_t>& offsets, const std::string& metadata) {
   HandlePtr rk = make_handle(RD_KAFKA_CONSUMER, {{"group.id", group}, {"enable.auto.commit", "false"}});
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
   for (const auto& [p, offset] : offsets) {
-    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p)->offset = offset;
+    auto* e = rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
+    e->offset = offset;
+    if (!metadata.empty()) {  // freed by rd_kafka_topic_partition_list_destroy
+      e->metadata = std::malloc(metadata.size());
+      std::memcpy(e->metadata, metadata.data(), metadata.size());
+      e->metadata_size = metadata.size();
+    }
   }
   check(rd_kafka_assign(rk.get(), list.get()), "assign");
   check(rd_kafka_commit(rk.get(), list.get(), 0), "commit offsets of group " + group);

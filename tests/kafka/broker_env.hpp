@@ -112,9 +112,9 @@ std::map<int32_t, int64_t> committed_offsets(const std::string& group, const std
 
 // Commits `offsets` (partition → next offset to read) for `group` the way a consumer that never
 // subscribes does: assign() plus a synchronous rd_kafka_commit of an explicit list. The group
-// has no members afterwards.
+// has no members afterwards. Each commit carries `metadata` when it is not empty.
 void commit_offsets(const std::string& group, const std::string& topic,
-                    const std::map<int32_t, int64_t>& offsets);
+                    const std::map<int32_t, int64_t>& offsets, const std::string& metadata = "");
 
 // ---- Producing ------------------------------------------------------------------------------
 

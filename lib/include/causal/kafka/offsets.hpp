@@ -64,6 +64,12 @@ struct CommittedOffset {
   ChannelRef channel;
   std::optional<Offset> offset;  // nullopt: nothing committed (or pending only)
   std::string metadata;          // commit metadata, verbatim
+  // What a causal member's metadata holds: its committed state (the core's "causal1:..." /
+  // "causal2:..." text) and the topic ID of the log the offset belongs to ("" when the
+  // metadata names none: an older causal, another tool). state is the whole metadata when
+  // it names no ID.
+  std::string state;
+  std::string topic_id;
   bool pending = false;          // an offset commit is pending in an open transaction
   std::string error;             // per-partition error other than "pending", if any
 };
@@ -140,6 +146,9 @@ class OffsetsClient {
   // in one request. A topic whose answer is an error (DescribeConfigs refused by an ACL, say)
   // is left out: the caller says what it did not learn.
   std::map<std::string, std::string> cleanup_policies(std::span<const std::string> topics);
+  // Each topic's ID (DescribeTopics), as Kafka's tools print it; "" for a topic the cluster
+  // does not know.
+  std::expected<std::map<std::string, std::string>, Error> topic_ids(const std::vector<std::string>& topics);
 
   // Writes `offsets` (with optional metadata, kept from `keep_metadata` when the caller
   // wants it) as the group's committed offsets. Errors name the partition that failed.
