@@ -12,7 +12,8 @@
 # times each after one warm-up read:
 #   causal tail --exit-at-end --format jsonl TOPIC > /dev/null
 #   kcat -C -e -J -X isolation.level=read_committed -t TOPIC > /dev/null
-# and prints records/s for each (best round) and the ratio tail/kcat. Both read from the
+#   a near-raw librdkafka consume loop (read_committed, values written as lines, nothing else)
+# and prints records/s for each (best round) and the ratios tail/kcat and tail/raw loop. All read from the
 # same broker over loopback; the tail additionally decodes every clock and runs the gate.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -60,6 +61,45 @@ int main(int argc, char **argv) {
 }
 C
 cc -O1 -o "$work/create_topic" "$work/create_topic.c" -lrdkafka
+# The near-raw consume loop: the same librdkafka, read_committed, every partition from the
+# beginning, batches of 4096, each value written to stdout as a line; no headers decoded, no
+# gate, no JSON. What reading the topic costs before causal does anything.
+cat >"$work/raw_consume.c" <<'C'
+#include <librdkafka/rdkafka.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  char err[512];
+  int parts = atoi(argv[3]), eofs = 0;
+  rd_kafka_conf_t *conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", argv[1], err, sizeof err);
+  rd_kafka_conf_set(conf, "group.id", "raw-consume", err, sizeof err);
+  rd_kafka_conf_set(conf, "isolation.level", "read_committed", err, sizeof err);
+  rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err);
+  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
+  rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(parts);
+  for (int p = 0; p < parts; p++) rd_kafka_topic_partition_list_add(l, argv[2], p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(rk, l);
+  rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(rk);
+  rd_kafka_message_t *batch[4096];
+  long n = 0;
+  while (eofs < parts) {
+    ssize_t got = rd_kafka_consume_batch_queue(q, 100, batch, 4096);
+    for (ssize_t i = 0; i < got; i++) {
+      if (batch[i]->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) eofs++;
+      else if (!batch[i]->err) { fwrite(batch[i]->payload, 1, batch[i]->len, stdout); fputc('\n', stdout); n++; }
+      rd_kafka_message_destroy(batch[i]);
+    }
+  }
+  fprintf(stderr, "%ld\n", n);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  return 0;
+}
+C
+cc -O2 -o "$work/raw_consume" "$work/raw_consume.c" -lrdkafka
 topic="${TOPIC:-}"
 if [[ -n "$topic" ]]; then
   echo "tail_vs_kcat: reusing $topic (it must hold exactly RECORDS=$records records)" >&2
@@ -87,20 +127,26 @@ time_it() {  # prints seconds
 }
 tail_cmd=("$bin" tail --exit-at-end --format jsonl -q "$topic")
 kcat_cmd=(kcat -C -b "$CAUSAL_BROKERS" -t "$topic" -o beginning -e -J -q -X isolation.level=read_committed)
+raw_cmd=("$work/raw_consume" "$CAUSAL_BROKERS" "$topic" "$partitions")
 
 time_it "${kcat_cmd[@]}" >/dev/null  # warm-up: the log into the page cache
-best_tail="" best_kcat=""
+best_tail="" best_kcat="" best_raw=""
 for ((r = 1; r <= rounds; r++)); do
   tt=$(time_it "${tail_cmd[@]}")
   tk=$(time_it "${kcat_cmd[@]}")
-  printf 'round %d: causal tail %.2f s, kcat %.2f s\n' "$r" "$tt" "$tk"
+  tr=$(time_it "${raw_cmd[@]}")
+  printf 'round %d: causal tail %.2f s, kcat %.2f s, raw loop %.2f s\n' "$r" "$tt" "$tk" "$tr"
   [[ -z "$best_tail" || $(echo "$tt < $best_tail" | bc) -eq 1 ]] && best_tail=$tt
   [[ -z "$best_kcat" || $(echo "$tk < $best_kcat" | bc) -eq 1 ]] && best_kcat=$tk
+  [[ -z "$best_raw" || $(echo "$tr < $best_raw" | bc) -eq 1 ]] && best_raw=$tr
 done
 # Check that the tail really read every record.
 n=$("$bin" tail --exit-at-end --format jsonl -q "$topic" | wc -l)
 [[ "$n" -eq "$records" ]] || { echo "tail_vs_kcat: causal tail printed $n records, expected $records" >&2; exit 1; }
 rt=$(echo "$records / $best_tail" | bc)
 rk=$(echo "$records / $best_kcat" | bc)
-printf 'causal tail: %d records/s (%.2f s)\nkcat:        %d records/s (%.2f s)\nratio tail/kcat: %.2f\n' \
-  "$rt" "$best_tail" "$rk" "$best_kcat" "$(echo "scale=3; $rt / $rk" | bc)"
+rr=$(echo "$records / $best_raw" | bc)
+printf 'causal tail: %d records/s (%.2f s)\nkcat:        %d records/s (%.2f s)\nraw loop:    %d records/s (%.2f s)\n' \
+  "$rt" "$best_tail" "$rk" "$best_kcat" "$rr" "$best_raw"
+printf 'ratio tail/kcat: %.2f\nratio tail/raw loop: %.2f\n' "$(echo "scale=3; $rt / $rk" | bc)" \
+  "$(echo "scale=3; $rt / $rr" | bc)"

@@ -778,8 +778,12 @@ TEST_CASE("a custody restatement is committed as causal2 metadata, and refused w
   auto [offset, meta] = committed_with_metadata(G, T);
   CHECK(offset == 1);
   REQUIRE(meta.starts_with("causal2:"));
+  // The state, then the topic ID of the log the offset belongs to (docs/wire-format.md).
+  const auto id_at = meta.rfind(";topic_id=");
+  REQUIRE(id_at != std::string::npos);
+  CHECK(meta.size() - id_at - 10 == 22);  // a Uuid in base64url without padding
   causal::Names names;
-  auto state = causal::decode_committed_state(meta, names);
+  auto state = causal::decode_committed_state(meta.substr(0, id_at), names);
   REQUIRE(state);
   CHECK(state->custody.offsets().size() == 3);
   CHECK(state->custody.offset_of(names.channel(far + "-2", 0)) == 7);
