@@ -211,9 +211,9 @@ Outcome run_tail(const TailOptions& o) {
   // queued.min.messages: at its default (100000) all partitions stopped fetching whenever
   // 100000 records of any partitions were queued. So the record count does not bound the
   // prefetch here; queued.max.messages.kbytes (payload bytes, also shared) does, overshot by
-  // at most one fetch response (fetch.max.bytes). Both are small: when the queue runs dry the
-  // host wakes the fetcher at once (lib/kafka/fetch_wake.cpp) instead of waiting out
-  // librdkafka's one-second backoff, so a small queue no longer costs throughput.
+  // at most one fetch response (fetch.max.bytes). Both are small: the host's
+  // fetch.queue.backoff.ms (10 ms) refetches a drained queue at once instead of after
+  // librdkafka's default second, so a small queue costs no throughput.
   co.extra_defaults = {{"fetch.max.bytes", "8388608"},
                        {"max.partition.fetch.bytes", "1048576"},
                        {"queued.min.messages", "1000000"},

@@ -147,6 +147,11 @@ std::vector<std::pair<std::string, std::string>> consumer_defaults(const Consume
       {"auto.offset.reset", "error"},
       {"fetch.wait.max.ms", "100"},
       {"topic.metadata.refresh.interval.ms", "60000"},
+      // A partition whose prefetch queue is full is fetched again this soon after the queue
+      // drains below its thresholds, not after librdkafka's default second: a consumer faster
+      // than its fetcher would otherwise idle up to a second per refill, unless its queue
+      // held a second's worth of records (docs/library.md, "Memory").
+      {"fetch.queue.backoff.ms", "10"},
   };
   for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
   return defaults;
@@ -154,10 +159,6 @@ std::vector<std::pair<std::string, std::string>> consumer_defaults(const Consume
 
 namespace {
 
-// How long the local queue stays empty before the fetcher is woken (fetch_wake.cpp): longer
-// than librdkafka takes to move a parsed fetch response into the queue, so a fetch already
-// under way is not cancelled, and short beside the one-second sleep it replaces.
-constexpr std::chrono::milliseconds kFetchWakeAfter{10};
 // How long poll() waits to fill a batch it has started (see there).
 constexpr std::chrono::milliseconds kBatchTopUp{1};
 
@@ -583,36 +584,17 @@ std::expected<void, Error> ConsumerHost::poll() {
     }
   }
   const int generation = im.generations;
-  // What is queued already, without waiting; when nothing is, wait for one record (a batch
-  // call that waits does so until its batch is full: it would delay a live record by
-  // poll_timeout, and leave the fetcher asleep as long). Once the queue has stayed empty for
-  // kFetchWakeAfter (across calls, so a short poll_timeout gets there too), the fetcher is
-  // asleep with records left to fetch, or there are none: wake it (fetch_wake.cpp, which
-  // tells the two apart) and wait the rest of poll_timeout.
+  // What is queued already, without waiting; when nothing is, wait up to poll_timeout for
+  // one record (a batch call that waits does so until its batch is full: it would delay a
+  // live record by poll_timeout).
   ssize_t n = rd_kafka_consume_batch_queue(im.queue, 0, im.batch.data(), im.batch.size());
   if (n == 0) {
-    using steady = std::chrono::steady_clock;
-    const auto now = steady::now();
-    if (!im.dry_since) im.dry_since = now;
-    const auto wake_at = *im.dry_since + kFetchWakeAfter;
-    const auto deadline = now + im.opts.poll_timeout;
-    auto ms_until = [](steady::time_point t) {
-      const auto d = std::chrono::ceil<std::chrono::milliseconds>(t - steady::now());
-      return static_cast<int>(std::max<std::int64_t>(d.count(), 0));
-    };
-    rd_kafka_message_t* first = nullptr;
-    if (wake_at > now) first = rd_kafka_consume_queue(im.queue, ms_until(std::min(wake_at, deadline)));
-    if (!first && steady::now() >= wake_at) {
-      im.wake_fetcher();
-      first = rd_kafka_consume_queue(im.queue, ms_until(deadline));
-    }
-    if (first) {
+    if (rd_kafka_message_t* first = rd_kafka_consume_queue(im.queue, static_cast<int>(im.opts.poll_timeout.count()))) {
       im.batch[0] = first;
       n = 1;
     }
   }
   if (n > 0) {
-    im.dry_since.reset();
     // A short batch: the fetcher is ahead by less than a batch. Let it queue more for
     // kBatchTopUp and take that too, so that a consumer level with its fetcher takes records
     // in batches, not a few per round (each round costs a position query over every

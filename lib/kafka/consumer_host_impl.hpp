@@ -67,7 +67,6 @@ struct ConsumerHost::Impl : GateObserver {
     std::size_t held_bytes = 0;  // hold budget: what the gate holds of this channel
     bool budget_paused = false;  // paused by the hold budget (not by fail_closed)
     Offset refetch_until = kNoOffset;  // records below it were dropped while paused: no position signal until received
-    Offset woken_at = kNoOffset;  // Ch::returned when fetch_wake.cpp last woke the fetcher for it
     // Its topic was deleted (check_partition_gone, check_topic_ids) or its log restarted
     // below `returned` (out_of_range): its frontier is a position in a log that is gone,
     // never committed.
@@ -162,12 +161,6 @@ struct ConsumerHost::Impl : GateObserver {
   bool pause_mid_batch(ChannelId c);
   // Whether a fetch response for c has come (librdkafka's cached high watermark is set).
   bool fetched(ChannelId c) const;
-  // --- the fetch wake (fetch_wake.cpp) -----------------------------------------------
-  // After a consume call that found the local queue empty: seeks the channels the fetcher
-  // has not finished to Ch::returned, which wakes librdkafka's broker thread at once.
-  void wake_fetcher();
-  std::vector<ChannelId> wake_cache;
-  std::optional<std::chrono::steady_clock::time_point> dry_since;  // the queue empty since (poll)
   // Charged before gate.receive; discharged when delivered or dropped as a replay.
   void charge(ChannelId c, const rd_kafka_message_t* m);
   void discharge(ChannelId c, const rd_kafka_message_t* m);

@@ -2,8 +2,9 @@
 # Groups of KIP-848's consumer protocol, beside classic ones, on the real broker, with Kafka's
 # own VerifiableConsumer as the Java member:
 #   1. a Java member of the consumer protocol: explain describes the group (state, protocol
-#      consumer, the member and its assignment, the commits) and says it drains; baseline
-#      --apply refuses naming the member, and writes nothing;
+#      consumer, the member and its assignment, the commits) and says it drains; tail --group
+#      (read-only) starts at its commits without joining it; baseline --apply refuses naming
+#      the member, and writes nothing;
 #   2. a causal member of the consumer protocol (tail --commit --group-protocol consumer)
 #      joins the Java member's group: the partitions are shared, each record of the topic is
 #      read by one of them; when the Java member leaves, causal takes its partitions over
@@ -73,6 +74,11 @@ member=$(jq -r '.source.group_members[0].member_id' "$TMP/x1.json")
 grep -qF "(Stable, consumer protocol, 1 member(s))" "$TMP/x1.txt" && ok || bad "1: explain's source line: $(grep source: "$TMP/x1.txt")"
 grep -qE "^member: client .* \(member $member\), assigned $t/0, $t/1$" "$TMP/x1.txt" && ok ||
   bad "1: explain's member line: $(grep -E '^member:' "$TMP/x1.txt")"
+# tail --group without --commit reads from the group's commits without joining it.
+timeout 60 "$CAUSAL" tail "$t" --group "$g" -e --format jsonl >"$TMP/r1.out" 2>"$TMP/r1.err"
+rc=$?
+[[ $rc == 0 && ! -s $TMP/r1.out ]] && ok || bad "1: tail --group (read-only) exited $rc, printed $(wc -l <"$TMP/r1.out"): $(cat "$TMP/r1.err")"
+[[ $(explain_json "$g" "$t" | jq '.source.members') == 1 ]] && ok || bad "1: tail --group joined the group"
 before=$(committed "$g" "$t")
 "$CAUSAL" baseline "$t/0@0" --group "$g" --apply >"$TMP/b1.out" 2>"$TMP/b1.err"
 rc=$?
