@@ -1,12 +1,9 @@
 #include "causal/kafka/client.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include <fmt/core.h>
@@ -143,75 +140,6 @@ std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const Connecti
   if (!rk) return std::unexpected(client_refused("client", err));
   (void)conf->release();  // rd_kafka_new took ownership
   return HandlePtr(rk);
-}
-
-namespace {
-
-// Leadership settling: a topic created a moment ago, or a leader that just moved, answers
-// NOT_LEADER_OR_FOLLOWER (and its kin) until librdkafka's metadata catches up. Those errors
-// are retriable in Kafka's protocol; kcat and the Kafka tools retry them too.
-bool settling(rd_kafka_resp_err_t err) {
-  return err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION || err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE ||
-         err == RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH || err == RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH ||
-         err == RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
-}
-
-}  // namespace
-
-// rd_kafka_query_watermark_offsets, retried while the partition's leadership is settling:
-// a topic created a moment ago, or a leader that just moved, answers NOT_LEADER_OR_FOLLOWER
-// (and its kin) until librdkafka's metadata catches up. Those errors are retriable in
-// Kafka's protocol; kcat and the Kafka tools retry them too. Other errors return at once.
-rd_kafka_resp_err_t query_watermarks(rd_kafka_t* rk, const std::string& topic, std::int32_t partition,
-                                     std::int64_t* low, std::int64_t* high, int timeout_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  for (;;) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    auto err = rd_kafka_query_watermark_offsets(rk, topic.c_str(), partition, low, high,
-                                                static_cast<int>(std::max<std::int64_t>(left.count(), 1)));
-    if (!settling(err) || std::chrono::steady_clock::now() + std::chrono::milliseconds(100) >= deadline)
-      return err;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
-
-rd_kafka_resp_err_t query_offsets(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* list, int timeout_ms) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  // Asked: indexes into `list` still without an answer; each round asks them in one call.
-  std::vector<int> asked(static_cast<std::size_t>(list->cnt));
-  for (int i = 0; i < list->cnt; ++i) asked[static_cast<std::size_t>(i)] = i;
-  const std::vector<std::int64_t> what = [&] {
-    std::vector<std::int64_t> w;
-    for (int i = 0; i < list->cnt; ++i) w.push_back(list->elems[i].offset);
-    return w;
-  }();
-  for (;;) {
-    ListPtr round{rd_kafka_topic_partition_list_new(static_cast<int>(asked.size()))};
-    for (int i : asked) {
-      rd_kafka_topic_partition_list_add(round.get(), list->elems[i].topic, list->elems[i].partition)->offset =
-          what[static_cast<std::size_t>(i)];
-    }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    auto err = rd_kafka_offsets_for_times(rk, round.get(), static_cast<int>(std::max<std::int64_t>(left.count(), 1)));
-    const bool retry_time = std::chrono::steady_clock::now() + std::chrono::milliseconds(100) < deadline;
-    if (err) {
-      if (!settling(err) || !retry_time) return err;
-    } else {
-      // The answer comes back in the round's own elements, in the order they were added.
-      std::vector<int> again;
-      for (std::size_t k = 0; k < asked.size(); ++k) {
-        const auto& e = round->elems[k];
-        auto& out = list->elems[asked[k]];
-        out.err = e.err;
-        out.offset = e.err ? what[static_cast<std::size_t>(asked[k])] : e.offset;
-        if (e.err && settling(e.err)) again.push_back(asked[k]);
-      }
-      if (again.empty() || !retry_time) return RD_KAFKA_RESP_ERR_NO_ERROR;
-      asked = std::move(again);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
 }
 
 }  // namespace causal::kafka

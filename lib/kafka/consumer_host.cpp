@@ -18,6 +18,7 @@
 #include "causal/kafka/reachability.hpp"
 #include "causal/kafka/text.hpp"
 #include "consumer_host_impl.hpp"
+#include "list_offsets.hpp"
 
 namespace causal::kafka {
 
@@ -231,16 +232,10 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
 
 // --- the host --------------------------------------------------------------------------
 
-std::expected<Offset, Error> ConsumerHost::Impl::high_watermark(const std::string& topic, std::int32_t partition,
-                                                                HandlePtr& uncommitted) {
-  if (!uncommitted) {
-    auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
-                         {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, log);
-    if (!u) return std::unexpected(u.error());
-    uncommitted = std::move(*u);
-  }
+std::expected<Offset, Error> ConsumerHost::Impl::high_watermark(const std::string& topic, std::int32_t partition) {
   int64_t low = 0, high = 0;
-  auto e = query_watermarks(uncommitted.get(), topic, partition, &low, &high, static_cast<int>(opts.connect_timeout.count()));
+  auto e = query_watermarks(rk.get(), topic, partition, Isolation::read_uncommitted, &low, &high,
+                            static_cast<int>(opts.connect_timeout.count()));
   if (e) {
     return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}", topic,
                                                      partition, brokers, rd_kafka_err2str(e))));
@@ -252,11 +247,11 @@ std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string&
                                                               const StartPosition& from,
                                                               const rd_kafka_topic_partition_t* committed,
                                                               Offset low, Offset lso,
-                                                              std::optional<Offset> high, HandlePtr& uncommitted) {
+                                                              std::optional<Offset> high) {
   using K = StartPosition::Kind;
   auto high_wm = [&]() -> std::expected<Offset, Error> {
     if (high) return *high;
-    return high_watermark(topic, partition, uncommitted);
+    return high_watermark(topic, partition);
   };
   HostObserver* observer = host->observer_;
   switch (from.kind) {
@@ -450,9 +445,6 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     return std::unexpected(ok.error());
   }
 
-  // Offsets: log start and LSO from the read_committed handle; high watermark from a
-  // read_uncommitted one when a start position needs it.
-  HandlePtr uncommitted;
   int tmo = static_cast<int>(opts.connect_timeout.count());
   rd_kafka_topic_partition_list_t* committed = nullptr;
   bool need_committed = std::any_of(wants.begin(), wants.end(),
@@ -493,36 +485,34 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   // Every channel's log start and LSO (and high watermark, when a start position needs it)
   // in one round each: one ListOffsets request per leader, not a round trip per partition,
   // which made opening thousands of partitions take most of a minute.
-  auto offsets_of = [&](rd_kafka_t* h, std::int64_t logical,
-                        const char* isolation) -> std::expected<std::vector<Offset>, Error> {
+  auto offsets_of = [&](std::int64_t logical, Isolation isolation) -> std::expected<std::vector<Offset>, Error> {
     ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()))};
     for (const auto& w : wants) rd_kafka_topic_partition_list_add(l.get(), w.topic.c_str(), w.partition)->offset = logical;
-    auto err = query_offsets(h, l.get(), tmo);
+    auto err = list_offsets(im.rk.get(), l.get(), isolation, tmo);
     std::vector<Offset> out;
     for (std::size_t i = 0; i < wants.size(); ++i) {
       auto e = err ? err : l->elems[i].err;
       if (e) {
         return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets ({}): {}", wants[i].topic,
-                                                         wants[i].partition, im.brokers, isolation,
+                                                         wants[i].partition, im.brokers,
+                                                         isolation == Isolation::read_committed ? "read_committed"
+                                                                                                : "read_uncommitted",
                                                          rd_kafka_err2str(e))));
       }
       out.push_back(l->elems[i].offset);
     }
     return out;
   };
-  auto lows = offsets_of(im.rk.get(), RD_KAFKA_OFFSET_BEGINNING, "read_committed");
+  auto lows = offsets_of(RD_KAFKA_OFFSET_BEGINNING, Isolation::read_committed);
   if (!lows) return std::unexpected(lows.error());
-  auto lsos = offsets_of(im.rk.get(), RD_KAFKA_OFFSET_END, "read_committed");
+  auto lsos = offsets_of(RD_KAFKA_OFFSET_END, Isolation::read_committed);
   if (!lsos) return std::unexpected(lsos.error());
   std::vector<std::optional<Offset>> highs(wants.size());
   if (std::any_of(wants.begin(), wants.end(), [](const Want& w) {
         using K = StartPosition::Kind;
         return w.from.kind == K::end || w.from.kind == K::from_end || w.from.kind == K::offset;
       })) {
-    auto u = make_client(RD_KAFKA_CONSUMER, opts.connection,
-                         {{"client.id", "causal-offsets"}, {"isolation.level", "read_uncommitted"}}, im.log);
-    if (!u) return std::unexpected(u.error());
-    auto h = offsets_of(u->get(), RD_KAFKA_OFFSET_END, "read_uncommitted");
+    auto h = offsets_of(RD_KAFKA_OFFSET_END, Isolation::read_uncommitted);
     if (!h) return std::unexpected(h.error());
     for (std::size_t i = 0; i < wants.size(); ++i) highs[i] = (*h)[i];
   }
@@ -533,7 +523,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     const Offset low = (*lows)[i], lso = (*lsos)[i];
     const rd_kafka_topic_partition_t* c =
         committed ? rd_kafka_topic_partition_list_find(committed, w.topic.c_str(), w.partition) : nullptr;
-    auto b = im.baseline_for(w.topic, w.partition, w.from, c, low, lso, highs[i], uncommitted);
+    auto b = im.baseline_for(w.topic, w.partition, w.from, c, low, lso, highs[i]);
     if (!b) return std::unexpected(b.error());
     Offset baseline = *b;
     auto& st = im.ch(w.ch);
@@ -552,7 +542,6 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
     }
     host->plan_.push_back(ChannelPlan{w.ch, w.from, baseline, low, lso});
   }
-  if (uncommitted) uncommitted.reset();
   if (!state.empty()) host->gate_->restore_resolution_state(state);
 
   if (auto err = rd_kafka_assign(im.rk.get(), im.positions); err) {
@@ -835,7 +824,7 @@ std::expected<void, Error> ConsumerHost::Impl::out_of_range(rd_kafka_message_t* 
     return {};
   }
   int64_t low = 0, high = 0;
-  const auto err = query_watermarks(rk.get(), topic, m->partition, &low, &high,
+  const auto err = query_watermarks(rk.get(), topic, m->partition, Isolation::read_committed, &low, &high,
                                     static_cast<int>(opts.connect_timeout.count()));
   if (!err && at < low) {
     // Retention or DeleteRecords passed the position: those records are gone for everyone;
@@ -997,7 +986,7 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
   Offset log_start = kNoOffset;
   if (start < 0) {
     int64_t lo = 0, hi = 0;
-    if (!query_watermarks(lookup_rk.get(), topic, partition, &lo, &hi, tmo)) {
+    if (!query_watermarks(lookup_rk.get(), topic, partition, Isolation::read_committed, &lo, &hi, tmo)) {
       start = ts ? hi : lo;
       log_start = lo;
     } else {
@@ -1009,7 +998,7 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
     rd_kafka_topic_partition_list_destroy(l);
     if (log_start == kNoOffset) {
       int64_t lo = 0, hi = 0;
-      if (!query_watermarks(lookup_rk.get(), topic, partition, &lo, &hi, tmo)) log_start = lo;
+      if (!query_watermarks(lookup_rk.get(), topic, partition, Isolation::read_committed, &lo, &hi, tmo)) log_start = lo;
     }
     // A log start above 0 may have taken the send with it (retention, DeleteRecords): then
     // it never arrives, which causal explain tells apart ("send not in log").

@@ -228,19 +228,16 @@ struct ConsumerHost::Impl : GateObserver {
   }
 
   LookupReport lookup(const LookupRequest& req);
-  // The partition's high watermark, from the read_uncommitted handle `uncommitted` (made
-  // on first use).
-  std::expected<Offset, Error> high_watermark(const std::string& topic, std::int32_t partition,
-                                              HandlePtr& uncommitted);
+  // The partition's high watermark (a read_uncommitted ListOffsets).
+  std::expected<Offset, Error> high_watermark(const std::string& topic, std::int32_t partition);
   // The baseline of topic/partition for start position `from`: `low` is its log start, `lso`
   // its last stable offset,
   // `committed` its element of a rd_kafka_committed answer (kind committed; may be null),
-  // `high` its high watermark when already known, else `uncommitted` a read_uncommitted
-  // handle made on first need to ask it. A commit past the high watermark starts at `low`.
+  // `high` its high watermark when already known, else asked when needed. A commit past the
+  // high watermark starts at `low`.
   std::expected<Offset, Error> baseline_for(const std::string& topic, std::int32_t partition,
                                             const StartPosition& from, const rd_kafka_topic_partition_t* committed,
-                                            Offset low, Offset lso, std::optional<Offset> high,
-                                            HandlePtr& uncommitted);
+                                            Offset low, Offset lso, std::optional<Offset> high);
 
   // The resolution state and custody restatement a causal node committed as metadata with
   // `c` (its element of a rd_kafka_committed answer), restored by whoever starts the channel

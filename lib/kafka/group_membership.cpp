@@ -22,6 +22,7 @@
 #include "causal/shell_word.hpp"
 #include "commit_metadata.hpp"
 #include "consumer_host_impl.hpp"
+#include "list_offsets.hpp"
 
 namespace causal::kafka {
 
@@ -211,18 +212,27 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
   if (auto err = rd_kafka_committed(rk.get(), committed.get(), tmo); err) {
     return std::unexpected(committed_unreadable(*opts.group, brokers, err, opts.connect_timeout));
   }
+  // Every assigned partition's log start and LSO in one round each (one ListOffsets request
+  // per leader), not two round trips per partition.
+  ListPtr lows(rd_kafka_topic_partition_list_copy(parts)), lsos(rd_kafka_topic_partition_list_copy(parts));
+  for (auto [list, spec] : {std::pair{lows.get(), RD_KAFKA_OFFSET_BEGINNING}, std::pair{lsos.get(), RD_KAFKA_OFFSET_END}}) {
+    for (int i = 0; i < list->cnt; ++i) list->elems[i].offset = spec;
+    const auto err = list_offsets(rk.get(), list, Isolation::read_committed, tmo);
+    for (int i = 0; i < list->cnt; ++i) {
+      if (auto e = err ? err : list->elems[i].err) {
+        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
+                                                         list->elems[i].topic, list->elems[i].partition, brokers,
+                                                         rd_kafka_err2str(e))));
+      }
+    }
+  }
   std::vector<ResolutionEntry> state;
-  HandlePtr uncommitted;
   for (int i = 0; i < parts->cnt; ++i) {
     auto& p = parts->elems[i];
     const rd_kafka_topic_partition_t* c = &committed->elems[i];
     ChannelId cid = names.channel(p.topic, p.partition);
     Clock restated;  // the committed custody restatement, if any
-    int64_t low = 0, lso = 0;
-    if (auto err = query_watermarks(rk.get(), p.topic, p.partition, &low, &lso, tmo); err) {
-      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
-                                                       p.topic, p.partition, brokers, rd_kafka_err2str(err))));
-    }
+    const int64_t low = lows->elems[i].offset, lso = lsos->elems[i].offset;
     if (c->err) {
       return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(*opts.group),
                                                        p.topic, p.partition, rd_kafka_err2str(c->err))));
@@ -236,7 +246,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
     // treated as a commit below the log start is: the start rules, without its metadata.
     std::optional<Offset> past_end;
     if (c->offset > lso) {
-      auto high = high_watermark(p.topic, p.partition, uncommitted);
+      auto high = high_watermark(p.topic, p.partition);
       if (!high) return std::unexpected(high.error());
       if (c->offset > *high) past_end = *high;
     }
@@ -245,7 +255,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
     const std::string other_log = c->offset >= 0 ? commit_of_other_log(*c) : std::string();
     if (c->offset < 0 || c->offset < low || past_end || !other_log.empty()) {
       from = start_for(opts, p.topic, p.partition);
-      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, past_end, uncommitted);
+      auto b = baseline_for(p.topic, p.partition, from, nullptr, low, lso, past_end);
       if (!b) return std::unexpected(b.error());
       baseline = *b;
       if (host->observer_) {

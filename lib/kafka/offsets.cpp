@@ -3,6 +3,7 @@
 #include "causal/excerpt.hpp"
 #include "causal/kafka/authorization.hpp"
 #include "commit_metadata.hpp"
+#include "list_offsets.hpp"
 #include "topic_ids.hpp"
 
 #include <algorithm>
@@ -197,10 +198,7 @@ std::expected<OffsetsClient, Error> OffsetsClient::open(const ConnectionOptions&
   c.log_ = std::make_unique<ClientLog>();
   auto rc = new_consumer(opts, "read_committed", *c.log_);
   if (!rc) return std::unexpected(rc.error());
-  auto ru = new_consumer(opts, "read_uncommitted", *c.log_);
-  if (!ru) return std::unexpected(ru.error());
   c.committed_ = std::move(*rc);
-  c.uncommitted_ = std::move(*ru);
   return c;
 }
 
@@ -266,15 +264,17 @@ std::expected<std::vector<ChannelRef>, Error> OffsetsClient::resolve(std::span<c
   return out;
 }
 
-std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_t* h,
-                                                                       std::span<const ChannelRef> channels,
-                                                                       std::int64_t logical, const char* what) {
+std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(std::span<const ChannelRef> channels,
+                                                                       std::int64_t logical, bool read_committed,
+                                                                       const char* what) {
   // One call: librdkafka looks up each partition's leader and sends ONE ListOffsets
   // request per leader broker carrying all of that broker's partitions; partitions whose
   // leadership is still settling (a topic created a moment ago) are asked again until the
-  // timeout (query_offsets, client.hpp), rather than failing the command.
+  // timeout (list_offsets.hpp), rather than failing the command.
   ListPtr list = make_list(channels, logical);
-  rd_kafka_resp_err_t err = query_offsets(h, list.get(), timeout_ms_);
+  rd_kafka_resp_err_t err = kafka::list_offsets(committed_.get(), list.get(),
+                                         read_committed ? Isolation::read_committed : Isolation::read_uncommitted,
+                                         timeout_ms_);
   if (err) {
     return std::unexpected(runtime_error(
         log_->with_cause(fmt::format("cannot list {} offsets from {}: {}", what, brokers_, rd_kafka_err2str(err)))));
@@ -297,11 +297,11 @@ std::expected<std::vector<Offset>, Error> OffsetsClient::offsets_round(rd_kafka_
 std::expected<std::vector<ChannelOffsets>, Error> OffsetsClient::list_offsets(std::span<const ChannelRef> channels) {
   std::vector<ChannelOffsets> out;
   if (channels.empty()) return out;
-  auto start = offsets_round(committed_.get(), channels, RD_KAFKA_OFFSET_BEGINNING, "log start");
+  auto start = offsets_round(channels, RD_KAFKA_OFFSET_BEGINNING, true, "log start");
   if (!start) return std::unexpected(start.error());
-  auto lso = offsets_round(committed_.get(), channels, RD_KAFKA_OFFSET_END, "last stable");
+  auto lso = offsets_round(channels, RD_KAFKA_OFFSET_END, true, "last stable");
   if (!lso) return std::unexpected(lso.error());
-  auto hwm = offsets_round(uncommitted_.get(), channels, RD_KAFKA_OFFSET_END, "high watermark");
+  auto hwm = offsets_round(channels, RD_KAFKA_OFFSET_END, false, "high watermark");
   if (!hwm) return std::unexpected(hwm.error());
   for (std::size_t i = 0; i < channels.size(); ++i) out.push_back({channels[i], (*start)[i], (*lso)[i], (*hwm)[i]});
   return out;

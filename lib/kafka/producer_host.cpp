@@ -1,4 +1,5 @@
 #include "causal/kafka/producer_host.hpp"
+#include "list_offsets.hpp"
 
 #include "causal/excerpt.hpp"
 #include "causal/kafka/authorization.hpp"
@@ -116,8 +117,8 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   h->stamper_ = std::make_unique<Stamper>(
       self, opts.transactional_id ? Stamper::Mode::transactional : Stamper::Mode::idempotent, nullptr);
 
-  // Seeds: the high watermark of every sink partition, from a read_uncommitted handle.
-  HandlePtr meta;
+  // Seeds: the high watermark of every sink partition, in one read_uncommitted ListOffsets
+  // round (one request per leader).
   int tmo = static_cast<int>(opts.timeout.count());
   std::vector<std::pair<std::string, std::int32_t>> to_seed;
   for (const auto& t : opts.sink_topics) {
@@ -134,26 +135,25 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
     }
     to_seed.emplace_back(t, p);
   }
-  for (const auto& [t, p] : to_seed) {
-    if (!opts.stamp) break;
-    if (!meta) {
-      auto m = make_client(RD_KAFKA_CONSUMER, opts.connection,
-                           {{"client.id", "causal-produce-seed"}, {"isolation.level", "read_uncommitted"}}, h->log_);
-      if (!m) return std::unexpected(m.error());
-      meta = std::move(*m);
+  if (opts.stamp && !to_seed.empty()) {
+    // Each partition once, in the order named: ListOffsets refuses a list that names one twice.
+    ListPtr ends(rd_kafka_topic_partition_list_new(static_cast<int>(to_seed.size())));
+    for (const auto& [t, p] : to_seed) {
+      if (!rd_kafka_topic_partition_list_find(ends.get(), t.c_str(), p)) {
+        rd_kafka_topic_partition_list_add(ends.get(), t.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
+      }
     }
-    int64_t lo = 0, hi = 0;
-    auto e = query_watermarks(meta.get(), t, p, &lo, &hi, tmo);
-    if (e) {
-      return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot read the end offset for the seed: {}", t, p,
-                                                       h->brokers_, rd_kafka_err2str(e))));
+    const auto listed = list_offsets(rk, ends.get(), Isolation::read_uncommitted, tmo);
+    for (int i = 0; i < ends->cnt; ++i) {
+      const auto& e = ends->elems[i];
+      if (auto bad = listed ? listed : e.err) {
+        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot read the end offset for the seed: {}",
+                                                         e.topic, e.partition, h->brokers_, rd_kafka_err2str(bad))));
+      }
+      ChannelId c = names.channel(e.topic, e.partition);
+      h->stamper_->seed(c, e.offset);
+      h->seeds_.emplace_back(c, e.offset);
     }
-    ChannelId c = names.channel(t, p);
-    bool dup = false;
-    for (const auto& sd : h->seeds_) dup = dup || sd.first == c;
-    if (dup) continue;
-    h->stamper_->seed(c, hi);
-    h->seeds_.emplace_back(c, hi);
   }
   if (opts.transactional_id) {
     if (rd_kafka_error_t* e = rd_kafka_init_transactions(rk, tmo)) {

@@ -90,20 +90,4 @@ std::expected<HandlePtr, Error> make_client(rd_kafka_type_t type, const Connecti
                                             ClientLog& log,
                                             const std::function<void(rd_kafka_conf_t*)>& tune = {});
 
-// rd_kafka_query_watermark_offsets, retried for up to timeout_ms while the partition's
-// leadership settles (a topic created a moment ago, a leader that just moved): those
-// errors are retriable in Kafka's protocol. Any other error returns at once.
-rd_kafka_resp_err_t query_watermarks(rd_kafka_t* rk, const std::string& topic, std::int32_t partition,
-                                     std::int64_t* low, std::int64_t* high, int timeout_ms);
-
-// The offsets of every partition of `list` at once: each element's offset names what to
-// ask, RD_KAFKA_OFFSET_BEGINNING (the log start) or RD_KAFKA_OFFSET_END (the LSO on a
-// read_committed handle, the high watermark on a read_uncommitted one), and receives the
-// answer, or its err is set. ONE ListOffsets request per partition leader
-// (rd_kafka_offsets_for_times), never one per partition: a host with thousands of
-// partitions must not pay a round trip for each. Partitions whose leadership is settling
-// are asked again, as query_watermarks does, for up to timeout_ms in all. Returns a
-// request-level error (no answer at all), else NO_ERROR with per-element errors.
-rd_kafka_resp_err_t query_offsets(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* list, int timeout_ms);
-
 }  // namespace causal::kafka

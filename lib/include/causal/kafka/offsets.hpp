@@ -2,10 +2,8 @@
 //
 //   list_offsets       per channel: log start, last stable offset (LSO), high watermark,
 //                      in ONE ListOffsets request per partition leader for each of the
-//                      three (rd_kafka_offsets_for_times groups partitions by leader;
-//                      logical timestamps -2 = earliest, -1 = latest; the request carries
-//                      the handle's isolation.level, so "latest" on a read_committed
-//                      handle is the LSO and on a read_uncommitted handle the high
+//                      three (rd_kafka_ListOffsets groups partitions by leader; "latest"
+//                      asked read_committed is the LSO, asked read_uncommitted the high
 //                      watermark). Never one request per partition.
 //   committed          a group's committed offsets and their commit metadata (where a
 //                      causal node saves its resolution state, causal/resolution_state.hpp),
@@ -163,16 +161,17 @@ class OffsetsClient {
 
  private:
   OffsetsClient() = default;
-  std::expected<std::vector<Offset>, Error> offsets_round(rd_kafka_t* h, std::span<const ChannelRef> channels,
-                                                          std::int64_t logical, const char* what);
+  // One ListOffsets round for every channel: `logical` RD_KAFKA_OFFSET_BEGINNING or _END, the
+  // end being the LSO when `read_committed`, else the high watermark.
+  std::expected<std::vector<Offset>, Error> offsets_round(std::span<const ChannelRef> channels, std::int64_t logical,
+                                                          bool read_committed, const char* what);
   // One attempt each; `busy` is set when the coordinator said it is busy (offsets.cpp).
   std::expected<GroupDescription, Error> describe_group_once(const std::string& group, rd_kafka_resp_err_t& busy);
   std::expected<void, Error> alter_committed_once(const std::string& group, std::span<const NewOffset> offsets,
                                                   rd_kafka_resp_err_t& busy);
   // Declared before the handles, so that it outlives them: they log into it until destroyed.
   std::unique_ptr<ClientLog> log_;
-  HandlePtr committed_;    // isolation.level=read_committed
-  HandlePtr uncommitted_;  // isolation.level=read_uncommitted
+  HandlePtr committed_;  // isolation.level=read_committed; ListOffsets names its isolation per request
   int timeout_ms_ = 10000;
   std::string brokers_;
 };
