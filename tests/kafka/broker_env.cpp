@@ -475,11 +475,25 @@ std::vector<Received> Consumer::consume(size_t n, std::chrono::milliseconds time
 }
 
 std::vector<Received> Consumer::drain(std::chrono::milliseconds timeout) {
-  std::vector<std::pair<std::pair<std::string, int32_t>, int64_t>> ends;
-  for (const auto& tp : assigned_)
-    ends.emplace_back(tp, query_watermarks(handle(), tp.first, tp.second).high);
-  std::vector<Received> out;
+  // The end to reach is the high watermark once the LSO has caught up with it: a
+  // transaction's commit returns to its producer before the coordinator has written the
+  // markers, so an LSO read at once may still stop short of the last committed batch.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<std::pair<std::pair<std::string, int32_t>, int64_t>> ends;
+  for (const auto& tp : assigned_) {
+    const int64_t high = high_watermark(tp.first, tp.second);
+    int64_t end = query_watermarks(handle(), tp.first, tp.second).high;
+    while (end < high) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        fail("drain: " + tp.first + "/" + std::to_string(tp.second) + " has a transaction still open: LSO " +
+             std::to_string(end) + " of high watermark " + std::to_string(high));
+      }
+      std::this_thread::sleep_for(50ms);
+      end = query_watermarks(handle(), tp.first, tp.second).high;
+    }
+    ends.emplace_back(tp, end);
+  }
+  std::vector<Received> out;
   for (;;) {
     bool caught_up = std::all_of(ends.begin(), ends.end(), [&](const auto& e) {
       return position_advance(e.first.first, e.first.second) >= e.second;

@@ -219,10 +219,11 @@ class Consumer {
   // Polls until `n` records arrived; throws when they do not within `timeout`.
   std::vector<Received> consume(size_t n, std::chrono::milliseconds timeout = 10s);
 
-  // Polls until every assigned partition's position_advance() has reached the end offset that
-  // query_watermarks() gives at the start of the call (the LSO under read_committed, the high
-  // watermark under read_uncommitted); returns the records received meanwhile. Throws when
-  // that does not happen within `timeout`.
+  // Polls until every assigned partition's position_advance() has reached its high watermark
+  // as it is at the start of the call; under read_committed it first waits for the LSO to
+  // reach that high watermark (a commit's markers are written after the producer's commit
+  // returns). Returns the records received meanwhile. Throws when that does not happen within
+  // `timeout`, so a partition with a transaction left open fails it.
   std::vector<Received> drain(std::chrono::milliseconds timeout = 10s);
 
   // rd_kafka_position: last returned offset + 1; RD_KAFKA_OFFSET_INVALID (-1001) until known.
