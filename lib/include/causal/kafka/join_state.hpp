@@ -4,13 +4,14 @@
 // Why a member needs it: librdkafka sends an application's OffsetCommit with the generation
 // it knows when the request leaves. Sent while this member's JoinGroup or SyncGroup waits at
 // the coordinator (the broker answers one connection's requests in order), the commit is
-// answered after the join, against the new generation: ILLEGAL_GENERATION. librdkafka before
-// 2.10 (Debian 12 ships 2.0.2) then drops its generation even in the middle of a rebalance,
-// so the member loses its assignment, rejoins, and its partitions' records since the last
-// commit are delivered again (librdkafka issue #4059, fixed by its PR #4908). An application
-// cannot ask librdkafka for its join state, but librdkafka logs every transition (the
-// "CGRPJOINSTATE" debug line of context `cgrp`), so a member enables that context and
-// follows the lines here.
+// answered after the join, against the new generation: ILLEGAL_GENERATION. Before 2.10
+// librdkafka then also gave up the assignment (its issue #4059); since 2.10 it keeps it, but
+// the commit is still refused, because the coordinator refuses it: a member's periodic
+// commit fails, and a relay's send_offsets_to_transaction fails, which aborts its
+// transaction and rewinds its input. So a member does not send a commit that cannot be
+// accepted. An application cannot ask librdkafka for its join state, but librdkafka logs
+// every transition (the "CGRPJOINSTATE" debug line of context `cgrp`), so a member enables
+// that context and follows the lines here.
 //
 // Thread-safety: take() runs on librdkafka's threads (its log callback), the rest on the
 // owner's thread.
