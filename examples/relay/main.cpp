@@ -1,15 +1,19 @@
-// relay [--group-protocol classic|consumer] BROKERS GROUP TRANSACTIONAL_ID OUTPUT_TOPIC INPUT_TOPIC...:
+// relay [--group-protocol classic|consumer] [-X KEY=VALUE]... BROKERS GROUP TRANSACTIONAL_ID
+//       OUTPUT_TOPIC INPUT_TOPIC...:
 // an exactly-once relay that upper-cases values. Joins GROUP (with the classic group protocol,
 // or KIP-848's consumer protocol), reads the input topics through the gate, writes each
 // delivered record's value upper-cased to OUTPUT_TOPIC (same key), stamped, in transactions
-// that also commit the input offsets. Runs until SIGINT or SIGTERM (exit 0; 1 on a failure,
-// the last commit's included; 2 on bad arguments).
+// that also commit the input offsets. -X sets a librdkafka property on both its consumer and
+// its producer (librdkafka ignores, with a warning, one that is the other client's). Runs
+// until SIGINT or SIGTERM (exit 0; 1 on a failure, the last commit's included; 2 on bad
+// arguments).
 #include <algorithm>
 #include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <causal/kafka/relay.hpp>
 
@@ -22,16 +26,26 @@ struct Notes : causal::kafka::HostObserver {
 
 int main(int argc, char** argv) {
   auto protocol = causal::kafka::ConsumerOptions::GroupProtocol::classic;
-  if (argc > 2 && std::string_view(argv[1]) == "--group-protocol") {
-    const std::string_view p = argv[2];
-    if (p != "classic" && p != "consumer") return std::fprintf(stderr, "relay: --group-protocol: classic or consumer\n"), 2;
-    if (p == "consumer") protocol = causal::kafka::ConsumerOptions::GroupProtocol::consumer;
+  std::vector<std::string> properties;  // -X KEY=VALUE, in order
+  while (argc > 2) {
+    const std::string_view flag = argv[1], value = argv[2];
+    if (flag == "--group-protocol") {
+      if (value != "classic" && value != "consumer") {
+        return std::fprintf(stderr, "relay: --group-protocol: classic or consumer\n"), 2;
+      }
+      if (value == "consumer") protocol = causal::kafka::ConsumerOptions::GroupProtocol::consumer;
+    } else if (flag == "-X") {
+      if (value.find('=') == std::string_view::npos) return std::fprintf(stderr, "relay: -X: KEY=VALUE\n"), 2;
+      properties.emplace_back(value);
+    } else {
+      break;
+    }
     argv += 2;
     argc -= 2;
   }
   if (argc < 6) {
-    return std::fprintf(stderr, "usage: relay [--group-protocol classic|consumer] BROKERS GROUP TRANSACTIONAL_ID "
-                                "OUTPUT_TOPIC INPUT_TOPIC...\n"),
+    return std::fprintf(stderr, "usage: relay [--group-protocol classic|consumer] [-X KEY=VALUE]... BROKERS GROUP "
+                                "TRANSACTIONAL_ID OUTPUT_TOPIC INPUT_TOPIC...\n"),
            2;
   }
   std::signal(SIGINT, [](int) { g_stop = 1; });
@@ -39,6 +53,7 @@ int main(int argc, char** argv) {
   const std::string output = argv[4];
   causal::kafka::RelayOptions opts;
   opts.input.connection.brokers = opts.output.connection.brokers = argv[1];
+  opts.input.connection.properties = opts.output.connection.properties = properties;
   opts.input.group = argv[2];
   opts.output.transactional_id = argv[3];
   opts.output.sender_prefix = std::string("relay-") + argv[3];
