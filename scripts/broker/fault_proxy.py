@@ -10,7 +10,9 @@ command, reversibly:
                ports are closed, so a connect gets ECONNREFUSED, as from a host that is down)
   blackhole    accept and keep connections but relay nothing either way: the proxy stops
                reading, so requests hang and TCP flow control holds the bytes; after
-               "pass" they flow on, in order, as after a healed partition
+               "pass" they flow on, in order, as after a healed partition (a client that
+               gave up and closed meanwhile is noticed then, so "connections" counts it
+               until then)
   latency MS   relay every chunk MS milliseconds after it was read, each way (a request
                and its answer take 2*MS longer); order is kept
   status       change nothing
