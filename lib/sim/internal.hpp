@@ -36,6 +36,10 @@ struct World::Action {
     abort,
     grow,
     replay,
+    rebalance,
+    rewind,
+    fence,
+    refetch,
   } kind;
   std::uint32_t a;  // source, sender or node
   std::uint32_t b;  // channel, where one applies
