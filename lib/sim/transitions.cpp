@@ -18,13 +18,22 @@
 //     head is held: the records of the hold queue, its tail included, are received again
 //     by the same gate, without reassign().
 // Each generation is a new oracle consumer: within one, no record may reach the processor
-// twice; across a rewind, every record's effect is committed exactly once.
+// twice; across a rewind, every record's effect is committed exactly once. Under the
+// stateful truth an abort also rolls the processor's state back (roll_back_state).
 #include <algorithm>
 
 #include "causal/transitions.hpp"
 #include "internal.hpp"
 
 namespace causal::sim {
+
+void World::roll_back_state(const Node& n, Sender& s) {
+  // The stateful truth (WorldConfig::stateful_restarts): the processor's knowledge is its
+  // state, and an EOS processor's state is transactional. The abort rolls it back to what
+  // its last commit saved, as the abort rolls back the transaction's records; keeping the
+  // aborted deliveries' effects would count them twice once the rewind delivers them again.
+  if (config_.stateful_restarts) s.knowledge = n.committed_knowledge;
+}
 
 void World::new_generation(Node& n) {
   collect_gate_stats(*n.gate);
@@ -99,6 +108,7 @@ void World::rewind(Node& n) {
   CAUSAL_SIM_TRACE("rewind  {} (abort, unacknowledged sends dropped)", senders_[si].name);
   abandon_sends(si);
   end_txn(si, false);
+  roll_back_state(n, senders_[si]);
   ++counters_.rewinds;
   new_generation(n);
 }
@@ -114,6 +124,7 @@ void World::fence(Node& n) {
   n.sender = new_sender(fmt::format("{}.{}f{}", n.spec.name, n.incarnation, n.producers), n.spec.eos, n.gate.get());
   Sender& s = senders_[n.sender];
   s.knowledge = std::move(knowledge);  // the same process
+  roll_back_state(n, s);
   for (ChannelIndex sink : n.spec.sinks) {
     const Offset end = logs_[sink].hwm();
     s.stamper->seed(sink, end);

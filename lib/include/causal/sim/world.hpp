@@ -261,6 +261,7 @@ class World {
   void fence(Node& n);
   bool refetch(Node& n);
   void abandon_sends(std::uint32_t sender);
+  void roll_back_state(const Node& n, Sender& s);
   void check_node_at_drain(Node& n);
 
   // budget.cpp: pause and resume after each fetch; before one, the overrun check
