@@ -217,9 +217,10 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
   for (Offset o : fetched) {
     const RecordId r = logs_[ch].at(o).record;
     Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
-    const bool above_frontier = o > n.gate->frontier(ch);
     const bool kept = n.gate->receive(std::move(rcv));
-    if (!kept && above_frontier) ++counters_.queue_tail_drops;  // a held record fetched again (refetch)
+    // A dropped record changed nothing, so the frontier is the one it met: above it, the
+    // queue-tail check dropped a held record fetched again (refetch).
+    if (!kept && o > n.gate->frontier(ch)) ++counters_.queue_tail_drops;
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);
   }
