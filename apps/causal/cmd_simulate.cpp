@@ -321,7 +321,8 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                  "in all, 1..6, default 3)")->check(CLI::Range(0, 100000));
   completes(sub.add_option("--faults", opts->faults,
                            "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup,"
-                           "rebalance,rewind,fence,refetch (only those; prefix '-' to remove one, e.g. all,-crash)")
+                           "rebalance,rewind,fence,refetch,handover (only those; prefix '-' to remove one, e.g. "
+                           "all,-crash)")
                 ->default_str("all"),
             {ValueCompletion::Kind::list_of, sim::fault_names()});
   sub.add_flag("--no-lookups", opts->no_lookups, "Run every node and joiner without frozen-claim lookups");

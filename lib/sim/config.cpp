@@ -127,6 +127,8 @@ WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs) {
     n.fencings = knobs.faults.fencings && eos && transitions.chance(250) ? 1 : 0;
     n.refetches = knobs.faults.refetches && transitions.chance(300) ? static_cast<int>(transitions.between(1, 2)) : 0;
   }
+  // Drawn after the others, so that adding it changed none of theirs.
+  for (NodeSpec& n : w.nodes) n.handovers = knobs.faults.handovers && workers > 1 && transitions.chance(300) ? 1 : 0;
 
   if (knobs.faults.joiners) {
     const int joiners = static_cast<int>(rng.between(0, 3));
@@ -167,7 +169,7 @@ constexpr FaultName kFaultNames[] = {
     {"crash", &FaultMix::crashes}, {"abort", &FaultMix::aborts},   {"replay", &FaultMix::replays},
     {"growth", &FaultMix::growth}, {"joiners", &FaultMix::joiners}, {"nolookup", &FaultMix::no_lookups},
     {"rebalance", &FaultMix::rebalances}, {"rewind", &FaultMix::rewinds}, {"fence", &FaultMix::fencings},
-    {"refetch", &FaultMix::refetches},
+    {"refetch", &FaultMix::refetches}, {"handover", &FaultMix::handovers},
 };
 
 const FaultName* find_fault(const std::string& name) {

@@ -31,7 +31,8 @@ std::vector<std::string> excused(const Knobs& k) {
   if (!f.rebalances) out.emplace_back("rebalances");
   if (!f.rewinds) out.emplace_back("rewinds");
   if (!f.fencings) out.emplace_back("fencings");
-  if (!f.rebalances && !f.rewinds && !f.fencings) {
+  if (!f.handovers) out.emplace_back("handovers");
+  if (!f.rebalances && !f.rewinds && !f.fencings && !f.handovers) {
     out.emplace_back("generations");
     out.emplace_back("generations_behind");
   }

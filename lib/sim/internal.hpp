@@ -40,6 +40,7 @@ struct World::Action {
     rewind,
     fence,
     refetch,
+    handover,
   } kind;
   std::uint32_t a;  // source, sender or node
   std::uint32_t b;  // channel, where one applies

@@ -143,6 +143,7 @@ bool World::start_node(std::uint32_t i) {
   n.rewinds_left = n.spec.rewinds;
   n.fencings_left = n.spec.fencings;
   n.refetches_left = n.spec.refetches;
+  n.handovers_left = n.spec.handovers;
   n.growth_left = n.spec.growth;
   if (is_joiner(n.spec.kind)) ++counters_.joiners;
   start_incarnation(n, n.committed);

@@ -93,7 +93,7 @@ std::vector<std::size_t> World::persistent_set() {
   // state, so a world with any of them is searched in full.
   for (const Node& n : nodes_)
     if (n.spec.kind == NodeKind::joiner_committed || !n.spec.growth.empty() || n.spec.rebalances > 0 ||
-        n.spec.rewinds > 0 || n.spec.fencings > 0 || n.spec.refetches > 0)
+        n.spec.rewinds > 0 || n.spec.fencings > 0 || n.spec.refetches > 0 || n.spec.handovers > 0)
       return all;
   // The agent of each live sender (dead senders have no events).
   std::vector<std::uint32_t> agent_of(senders_.size(), UINT32_MAX);

@@ -207,7 +207,8 @@ std::uint64_t World::state_hash() const {
       return x.kind == NodeKind::joiner_committed && x.copy_of == n.index;
     });
     const bool restarts = !n.started || !n.up || n.crashes_left > 0 || n.aborts_left > 0 || n.abort_pending || copied ||
-                          n.rebalances_left > 0 || n.rewinds_left > 0 || n.fencings_left > 0 || n.rebalance_pending;
+                          n.rebalances_left > 0 || n.rewinds_left > 0 || n.fencings_left > 0 || n.rebalance_pending ||
+                          n.handovers_left > 0;
     h(restarts);
     if (restarts) {
       h.map(n.committed);
@@ -234,6 +235,7 @@ std::uint64_t World::state_hash() const {
     h(static_cast<std::uint64_t>(n.rewinds_left));
     h(static_cast<std::uint64_t>(n.fencings_left));
     h(static_cast<std::uint64_t>(n.refetches_left));
+    h(static_cast<std::uint64_t>(n.handovers_left));
     h(n.rebalance_pending);
     h(n.generation);
     h(n.producers);

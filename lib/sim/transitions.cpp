@@ -14,6 +14,11 @@
 //     takes end-offset seeds as every new producer does; Kafka aborts the fenced
 //     transaction; then the rewind's new generation. The new producer is a new sender of
 //     the same process: it inherits the process's knowledge;
+//   - handover: a rebalance between members: a channel of one worker's scope moves to
+//     another's. Both have committed (neither has anything uncommitted), and both start a
+//     new generation, as every member does at every assignment change; the taker starts the
+//     channel at the giver's committed position, with the giver's custody restatement and
+//     resolution entries for it, which is what Kafka's commit metadata hands the next owner;
 //   - refetch: a fetch reset (librdkafka re-fetching after an error, a seek back) while a
 //     head is held: the records of the hold queue, its tail included, are received again
 //     by the same gate, without reassign().
@@ -149,6 +154,54 @@ bool World::refetch(Node& n) {
   ++counters_.refetches;
   CAUSAL_SIM_TRACE("refetch {} {} from {} (queue tail {}, no reassignment)", senders_[n.sender].name,
                    names_.channel_text(ch), pos, tail);
+  return true;
+}
+
+std::vector<std::pair<std::uint32_t, ChannelIndex>> World::handover_options(const Node& from,
+                                                                          bool first_only) const {
+  std::vector<std::pair<std::uint32_t, ChannelIndex>> out;
+  if (!from.up || from.flushing || from.dirty || from.scope.size() < 2) return out;
+  for (std::uint32_t j = 0; j < nodes_.size(); ++j) {
+    const Node& to = nodes_[j];
+    if (&to == &from || to.spec.kind != NodeKind::worker || !to.up || to.flushing || to.dirty) continue;
+    for (ChannelIndex c : from.scope) {
+      // A channel the taker never consumed, and will not grow into: its obligations on the
+      // channel start at this handover.
+      if (to.origin_baseline.contains(c)) continue;
+      if (std::find(to.growth_left.begin(), to.growth_left.end(), c) != to.growth_left.end()) continue;
+      out.emplace_back(j, c);
+      if (first_only) return out;
+    }
+  }
+  return out;
+}
+
+bool World::handover(Node& from) {
+  const auto options = handover_options(from);
+  if (options.empty()) return false;
+  const auto [j, c] = config_.fixed_choices ? options.front() : rng_.pick(options);
+  Node& to = nodes_[j];
+  to.scope.push_back(c);
+  to.committed[c] = from.committed.at(c);
+  to.origin_baseline[c] = from.committed.at(c);
+  if (auto k = from.committed_custody.find(c); k != from.committed_custody.end()) to.committed_custody[c] = k->second;
+  for (const ResolutionEntry& e : from.committed_resolution) {
+    if (e.channel != c) continue;
+    auto same = std::find_if(to.committed_resolution.begin(), to.committed_resolution.end(),
+                             [&](const ResolutionEntry& x) { return x.channel == e.channel && x.sender == e.sender; });
+    if (same == to.committed_resolution.end()) {
+      to.committed_resolution.push_back(e);
+    } else {
+      same->seq = std::max(same->seq, e.seq);
+    }
+  }
+  std::erase(from.scope, c);
+  from.reported.erase(c);
+  ++counters_.handovers;
+  CAUSAL_SIM_TRACE("handover {} -> {}: {}@{}", senders_[from.sender].name, senders_[to.sender].name,
+                   names_.channel_text(c), to.committed.at(c));
+  new_generation(from);
+  new_generation(to);
   return true;
 }
 

@@ -190,6 +190,7 @@ void World::enabled_actions(std::vector<Action>& out) {
     if (n.rewinds_left > 0 && n.dirty && senders_[n.sender].txn != kNoTxn) out.push_back({K::rewind, i, 0, 1});
     if (n.fencings_left > 0 && n.dirty && senders_[n.sender].txn != kNoTxn) out.push_back({K::fence, i, 0, 1});
     if (n.refetches_left > 0 && n.gate->held_count() > 0) out.push_back({K::refetch, i, 0, 2});
+    if (n.handovers_left > 0 && !n.dirty && !handover_options(n, true).empty()) out.push_back({K::handover, i, 0, 2});
   }
 }
 
@@ -268,6 +269,10 @@ void World::apply(const Action& a) {
     case K::refetch:
       --nodes_[a.a].refetches_left;
       refetch(nodes_[a.a]);
+      break;
+    case K::handover:
+      --nodes_[a.a].handovers_left;
+      handover(nodes_[a.a]);
       break;
   }
 }

@@ -61,6 +61,7 @@ struct NodeSpec {
   int rewinds = 0;     // EOS: abort the open transaction (unacknowledged sends dropped), then a new generation
   int fencings = 0;    // EOS: the producer fenced and made again (claims carried), then a rewind
   int refetches = 0;   // a held channel's fetch reset to the queue's tail, without reassignment
+  int handovers = 0;   // a rebalance between nodes: one scope channel moves to another worker
 };
 
 struct WorldConfig {
@@ -107,11 +108,12 @@ struct FaultMix {
   bool rewinds = true;     // NodeSpec::rewinds
   bool fencings = true;    // NodeSpec::fencings
   bool refetches = true;   // NodeSpec::refetches
+  bool handovers = true;   // NodeSpec::handovers
   // Every fault off.
   static FaultMix none() {
     FaultMix f;
     f.crashes = f.aborts = f.replays = f.growth = f.joiners = f.no_lookups = false;
-    f.rebalances = f.rewinds = f.fencings = f.refetches = false;
+    f.rebalances = f.rewinds = f.fencings = f.refetches = f.handovers = false;
     return f;
   }
 };
@@ -132,8 +134,8 @@ struct Knobs {
 WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs);
 
 // Parses a comma-separated fault list: "all", "none", or names among
-// crash, abort, replay, growth, joiners, nolookup, rebalance, rewind, fence, refetch (a
-// leading '-' removes one).
+// crash, abort, replay, growth, joiners, nolookup, rebalance, rewind, fence, refetch,
+// handover (a leading '-' removes one).
 // Returns nullopt and sets `error` on an unknown name.
 std::optional<FaultMix> parse_faults(const std::string& text, std::string& error);
 // The names parse_faults takes: all, none, then each fault (what `causal completions` offers).
