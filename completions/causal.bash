@@ -149,7 +149,7 @@ _causal() {
     simulate)
       case $prev in
         --format) _causal_words 'text json'; return ;;
-        --faults) _causal_list 'all none crash abort replay growth joiners nolookup'; return ;;
+        --faults) _causal_list 'all none crash abort replay growth joiners nolookup rebalance rewind fence refetch handover'; return ;;
         --scenario) _causal_words 'late-joiner restored-lookup'; return ;;
         --joiner) _causal_words 'none lso lso-no-lookups'; return ;;
         --relay) _causal_words 'narrow wide'; return ;;

@@ -320,8 +320,9 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
   sub.add_option("--sends", opts->sends, "Sends per source producer (default: drawn; with --exhaustive, source records "
                  "in all, 1..6, default 3)")->check(CLI::Range(0, 100000));
   completes(sub.add_option("--faults", opts->faults,
-                           "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup "
-                           "(only those; prefix '-' to remove one, e.g. all,-crash)")
+                           "Fault mix: all, none, or a list of crash,abort,replay,growth,joiners,nolookup,"
+                           "rebalance,rewind,fence,refetch,handover (only those; prefix '-' to remove one, e.g. "
+                           "all,-crash)")
                 ->default_str("all"),
             {ValueCompletion::Kind::list_of, sim::fault_names()});
   sub.add_flag("--no-lookups", opts->no_lookups, "Run every node and joiner without frozen-claim lookups");
@@ -350,7 +351,8 @@ void setup_simulate(CLI::App& sub, Outcome& result) {
                          ->excludes(scenario)
                          ->excludes(jobs);
   sub.add_option("--events", opts->events,
-                 "With --exhaustive: optional events, none or a list of abort,crash,replay")
+                 "With --exhaustive: optional events, none or a list of abort,crash,replay,rebalance,rewind,"
+                 "fence,refetch")
       ->default_str("abort,crash")
       ->needs(exhaustive);
   completes(sub.add_option("--joiner", opts->joiner,

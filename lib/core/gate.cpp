@@ -163,7 +163,8 @@ bool Gate::receive(Received&& r) {
   // 1 replay guard. A record not above the queue's tail is a re-read without reassign():
   // it was already received, so it is a replay too.
   if ((on(Rule::replay_guard) && r.offset <= reach_[r.channel].frontier) ||
-      (!st.queue.empty() && r.offset <= st.queue.back().offset)) {
+      (!st.queue.empty() && (r.offset < st.queue.back().offset ||
+                             (on(Rule::queue_tail) && r.offset == st.queue.back().offset)))) {
     ++stats_.replays_dropped;
     if (observer_) observer_->replay_dropped(r.channel, r.offset);
     return false;

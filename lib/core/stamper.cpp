@@ -110,7 +110,18 @@ Clock Stamper::current_clock() const {
   return c;
 }
 
-void Stamper::carry(const Clock& clock) { carried_.join(clock); }
+void Stamper::carry(const Clock& clock) {
+  if (on(Rule::carry_offsets) && on(Rule::carry_seqs)) {
+    carried_.join(clock);
+    return;
+  }
+  Clock kept;  // a mutant build: one kind of claim dropped
+  if (on(Rule::carry_offsets))
+    for (const auto& oc : clock.offsets()) kept.claim(oc.channel, oc.offset);
+  if (on(Rule::carry_seqs))
+    for (const auto& sc : clock.seqs()) kept.claim_seq(sc.channel, sc.sender, sc.seq);
+  carried_.join(kept);
+}
 
 Clock Stamper::stamp_send(ChannelId sink) {
   Clock c = current_clock();

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "causal/transitions.hpp"
 #include "consumer_host_impl.hpp"
 
 namespace causal::kafka {
@@ -21,10 +22,8 @@ struct Relay::Bridge : HostObserver {
     r.delivered_.push_back(std::move(in));
   }
   void gate_replaced(const Gate&, const Gate& new_gate) override {
-    // What the old gate knew stays claimed by later records (see the file comment).
-    Stamper& st = relay->output_->stamper();
-    st.carry(st.current_clock());
-    st.set_gate(&new_gate);
+    // What the old gate knew stays claimed by later records (causal/transitions.hpp).
+    carry_into_generation(relay->output_->stamper(), &new_gate);
   }
   void note(std::string_view text) override {
     if (relay->notes_) relay->notes_->note(text);
@@ -148,14 +147,12 @@ std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error
   // own records (rule 6), would hold every record of the new sender at its readers for good.
   // Dropped first, as after any abandoned transaction; acknowledged ones are claimed by offset
   // only, which a reader's position passes over the aborted batch.
-  output_->stamper().transaction_abandoned();
-  Clock claimed = output_->stamper().current_clock();
+  Clock claimed = claims_of_fenced(output_->stamper());
   output_.reset();  // its transaction is Kafka's to abort; nothing of it is committed
   auto out = ProducerHost::open(opts_.output, *names_);
   if (!out) return std::unexpected(out.error());
   output_ = std::move(*out);
-  output_->stamper().carry(claimed);
-  output_->stamper().set_gate(&input_->gate());
+  take_over(output_->stamper(), claimed, &input_->gate());
   last_reopen_ = now;
   ++counters_.reopened;
   if (notes_) {

@@ -117,6 +117,19 @@ WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs) {
     w.nodes.push_back(std::move(n));
   }
 
+  // The runtime's transitions, drawn from a stream of their own so that every other choice
+  // of a seed's world stays what it was before they existed.
+  Rng transitions(seed ^ 0xbb67ae8584caa73bULL);
+  for (NodeSpec& n : w.nodes) {
+    const bool eos = n.eos;
+    n.rebalances = knobs.faults.rebalances && transitions.chance(300) ? 1 : 0;
+    n.rewinds = knobs.faults.rewinds && eos && transitions.chance(300) ? 1 : 0;
+    n.fencings = knobs.faults.fencings && eos && transitions.chance(250) ? 1 : 0;
+    n.refetches = knobs.faults.refetches && transitions.chance(300) ? static_cast<int>(transitions.between(1, 2)) : 0;
+  }
+  // Drawn after the others, so that adding it changed none of theirs.
+  for (NodeSpec& n : w.nodes) n.handovers = knobs.faults.handovers && workers > 1 && transitions.chance(300) ? 1 : 0;
+
   if (knobs.faults.joiners) {
     const int joiners = static_cast<int>(rng.between(0, 3));
     for (int i = 0; i < joiners; ++i) {
@@ -155,6 +168,8 @@ struct FaultName {
 constexpr FaultName kFaultNames[] = {
     {"crash", &FaultMix::crashes}, {"abort", &FaultMix::aborts},   {"replay", &FaultMix::replays},
     {"growth", &FaultMix::growth}, {"joiners", &FaultMix::joiners}, {"nolookup", &FaultMix::no_lookups},
+    {"rebalance", &FaultMix::rebalances}, {"rewind", &FaultMix::rewinds}, {"fence", &FaultMix::fencings},
+    {"refetch", &FaultMix::refetches}, {"handover", &FaultMix::handovers},
 };
 
 const FaultName* find_fault(const std::string& name) {
@@ -182,16 +197,16 @@ std::optional<FaultMix> parse_faults(const std::string& text, std::string& error
   bool first = true;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
-    if (first && item[0] != '-' && find_fault(item)) f = FaultMix{false, false, false, false, false, false};
+    if (first && item[0] != '-' && find_fault(item)) f = FaultMix::none();
     first = false;
     const bool off = item[0] == '-';
     const std::string name = off ? item.substr(1) : item;
     const bool on = !off;
     if (name == "all") {
       f = FaultMix{};
-      if (off) f = FaultMix{false, false, false, false, false, false};
+      if (off) f = FaultMix::none();
     } else if (name == "none") {
-      f = FaultMix{false, false, false, false, false, false};
+      f = FaultMix::none();
     } else if (const FaultName* fault = find_fault(name)) {
       f.*(fault->on) = on;
     } else {

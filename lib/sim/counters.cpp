@@ -28,6 +28,18 @@ std::vector<std::string> excused(const Knobs& k) {
   if (!f.growth) out.emplace_back("scope_growths");
   if (!f.aborts) out.emplace_back("aborts");
   if (!f.joiners) out.emplace_back("joiners");
+  if (!f.rebalances) out.emplace_back("rebalances");
+  if (!f.rewinds) out.emplace_back("rewinds");
+  if (!f.fencings) out.emplace_back("fencings");
+  if (!f.handovers) out.emplace_back("handovers");
+  if (!f.rebalances && !f.rewinds && !f.fencings && !f.handovers) {
+    out.emplace_back("generations");
+    out.emplace_back("generations_behind");
+  }
+  if (!f.refetches) {
+    out.emplace_back("refetches");
+    out.emplace_back("queue_tail_drops");
+  }
   if (!k.lookups || (!f.joiners && !f.crashes)) out.emplace_back("lookups_resolved");
   if (!k.held_budget.value_or(0)) {
     out.emplace_back("budget_pauses");

@@ -43,7 +43,7 @@ std::optional<RelayMode> parse_relay(const std::string& s) {
 }
 
 bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string& error) {
-  b.abort = b.crash = b.replay = false;
+  b.abort = b.crash = b.replay = b.rebalance = b.rewind = b.fence = b.refetch = false;
   if (text == "none") return true;
   std::size_t at = 0;
   while (at <= text.size()) {
@@ -55,8 +55,17 @@ bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string
       b.crash = true;
     } else if (e == "replay") {
       b.replay = true;
+    } else if (e == "rebalance") {
+      b.rebalance = true;
+    } else if (e == "rewind") {
+      b.rewind = true;
+    } else if (e == "fence") {
+      b.fence = true;
+    } else if (e == "refetch") {
+      b.refetch = true;
     } else {
-      error = fmt::format("--events: unknown event '{}' (none, or a list of abort, crash, replay)", e);
+      error = fmt::format(
+          "--events: unknown event '{}' (none, or a list of abort, crash, replay, rebalance, rewind, fence, refetch)", e);
       return false;
     }
     at = comma + 1;
@@ -104,6 +113,10 @@ WorldConfig explore_config(const ExploreBounds& b) {
   r.emit_per_mille = 1000;
   r.crashes = b.crash ? 1 : 0;
   r.replays = b.replay ? 1 : 0;
+  r.rebalances = b.rebalance ? 1 : 0;
+  r.rewinds = b.rewind ? 1 : 0;
+  r.fencings = b.fence ? 1 : 0;
+  r.refetches = b.refetch ? 1 : 0;
   c.nodes.push_back(r);
   if (b.joiner != JoinerMode::none) {
     // j: joins at the LSO, consuming a/0 and the relay's sink (with two channels, a/0 and
@@ -129,6 +142,10 @@ std::string bounds_options(const ExploreBounds& b) {
                                 if (b.abort) e += ",abort";
                                 if (b.crash) e += ",crash";
                                 if (b.replay) e += ",replay";
+                                if (b.rebalance) e += ",rebalance";
+                                if (b.rewind) e += ",rewind";
+                                if (b.fence) e += ",fence";
+                                if (b.refetch) e += ",refetch";
                                 return e.empty() ? std::string("none") : e.substr(1);
                               }(),
                               to_string(b.joiner));

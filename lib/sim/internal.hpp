@@ -36,6 +36,11 @@ struct World::Action {
     abort,
     grow,
     replay,
+    rebalance,
+    rewind,
+    fence,
+    refetch,
+    handover,
   } kind;
   std::uint32_t a;  // source, sender or node
   std::uint32_t b;  // channel, where one applies

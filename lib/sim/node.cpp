@@ -86,6 +86,9 @@ void World::start_incarnation(Node& n, const std::map<ChannelIndex, Offset>& bas
   n.dirty = false;
   n.flushing = false;
   n.abort_pending = false;
+  n.rebalance_pending = false;
+  n.generation = 0;
+  n.producers = 0;
   n.uncommitted_effects.clear();
   n.paused.clear();  // a new consumer: nothing paused
   n.up = true;
@@ -105,6 +108,7 @@ void World::end_incarnation(Node& n) {
   n.uncommitted_effects.clear();
   n.up = false;
   n.flushing = false;
+  n.rebalance_pending = false;
   n.dirty = false;
 }
 
@@ -135,6 +139,11 @@ bool World::start_node(std::uint32_t i) {
   n.crashes_left = n.spec.crashes;
   n.aborts_left = n.spec.aborts;
   n.replays_left = n.spec.replays;
+  n.rebalances_left = n.spec.rebalances;
+  n.rewinds_left = n.spec.rewinds;
+  n.fencings_left = n.spec.fencings;
+  n.refetches_left = n.spec.refetches;
+  n.handovers_left = n.spec.handovers;
   n.growth_left = n.spec.growth;
   if (is_joiner(n.spec.kind)) ++counters_.joiners;
   start_incarnation(n, n.committed);
@@ -210,6 +219,9 @@ bool World::fetch(std::uint32_t i, ChannelIndex ch, std::size_t max_records) {
     const RecordId r = logs_[ch].at(o).record;
     Received rcv{ch, o, config_.strip_clocks ? Clock{} : records_[r].clock, r, static_cast<std::int64_t>(step_)};
     const bool kept = n.gate->receive(std::move(rcv));
+    // A dropped record changed nothing, so the frontier is the one it met: above it, the
+    // queue-tail check dropped a held record fetched again (refetch).
+    if (!kept && o > n.gate->frontier(ch)) ++counters_.queue_tail_drops;
     if (!kept) CAUSAL_SIM_TRACE("drop    {} {} (replay guard)", senders_[n.sender].name, describe(r));
     process_deliveries(n);
   }
@@ -266,6 +278,7 @@ void World::complete_flush(Node& n) {
   n.uncommitted_effects.clear();
   n.dirty = false;
   n.flushing = false;
+  if (n.rebalance_pending) new_generation(n);  // a rebalance: committed, now the new generation
 }
 
 bool World::crash(std::uint32_t i) {

@@ -89,8 +89,12 @@ std::vector<std::size_t> World::persistent_set() {
   if (!config_.fixed_choices || config_.held_budget != 0 || logs_.size() > kMaxChannels ||
       sources_.size() + nodes_.size() > kMaxAgents)
     return all;
+  // Nor the runtime's transitions (transitions.cpp): each reads and replaces a node's whole
+  // state, so a world with any of them is searched in full.
   for (const Node& n : nodes_)
-    if (n.spec.kind == NodeKind::joiner_committed || !n.spec.growth.empty()) return all;
+    if (n.spec.kind == NodeKind::joiner_committed || !n.spec.growth.empty() || n.spec.rebalances > 0 ||
+        n.spec.rewinds > 0 || n.spec.fencings > 0 || n.spec.refetches > 0 || n.spec.handovers > 0)
+      return all;
   // The agent of each live sender (dead senders have no events).
   std::vector<std::uint32_t> agent_of(senders_.size(), UINT32_MAX);
   for (std::uint32_t i = 0; i < S; ++i) agent_of[sources_[i].sender] = i;

@@ -7,6 +7,7 @@ set(CAUSAL_SIM_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/counters.cpp
   ${CMAKE_CURRENT_LIST_DIR}/sender.cpp
   ${CMAKE_CURRENT_LIST_DIR}/node.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/transitions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/budget.cpp
   ${CMAKE_CURRENT_LIST_DIR}/world.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attribution.cpp

@@ -206,7 +206,9 @@ std::uint64_t World::state_hash() const {
     const bool copied = std::any_of(config_.nodes.begin(), config_.nodes.end(), [&](const NodeSpec& x) {
       return x.kind == NodeKind::joiner_committed && x.copy_of == n.index;
     });
-    const bool restarts = !n.started || !n.up || n.crashes_left > 0 || n.aborts_left > 0 || n.abort_pending || copied;
+    const bool restarts = !n.started || !n.up || n.crashes_left > 0 || n.aborts_left > 0 || n.abort_pending || copied ||
+                          n.rebalances_left > 0 || n.rewinds_left > 0 || n.fencings_left > 0 || n.rebalance_pending ||
+                          n.handovers_left > 0;
     h(restarts);
     if (restarts) {
       h.map(n.committed);
@@ -229,6 +231,14 @@ std::uint64_t World::state_hash() const {
     h(static_cast<std::uint64_t>(n.crashes_left));
     h(static_cast<std::uint64_t>(n.aborts_left));
     h(static_cast<std::uint64_t>(n.replays_left));
+    h(static_cast<std::uint64_t>(n.rebalances_left));
+    h(static_cast<std::uint64_t>(n.rewinds_left));
+    h(static_cast<std::uint64_t>(n.fencings_left));
+    h(static_cast<std::uint64_t>(n.refetches_left));
+    h(static_cast<std::uint64_t>(n.handovers_left));
+    h(n.rebalance_pending);
+    h(n.generation);
+    h(n.producers);
     h.seq(n.growth_left);
     h(n.gate != nullptr);
     if (n.gate) n.gate->digest(h.sink(), [&](std::uint64_t tag) -> std::uint64_t { return canon[tag]; });

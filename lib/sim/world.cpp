@@ -186,6 +186,11 @@ void World::enabled_actions(std::vector<Action>& out) {
     if (n.aborts_left > 0 && n.dirty && senders_[n.sender].txn != kNoTxn) out.push_back({K::abort, i, 0, 1});
     if (!n.growth_left.empty()) out.push_back({K::grow, i, 0, 1});
     if (n.replays_left > 0 && !n.scope.empty()) out.push_back({K::replay, i, 0, 1});
+    if (n.rebalances_left > 0) out.push_back({K::rebalance, i, 0, 1});
+    if (n.rewinds_left > 0 && n.dirty && senders_[n.sender].txn != kNoTxn) out.push_back({K::rewind, i, 0, 1});
+    if (n.fencings_left > 0 && n.dirty && senders_[n.sender].txn != kNoTxn) out.push_back({K::fence, i, 0, 1});
+    if (n.refetches_left > 0 && n.gate->held_count() > 0) out.push_back({K::refetch, i, 0, 2});
+    if (n.handovers_left > 0 && !n.dirty && !handover_options(n, true).empty()) out.push_back({K::handover, i, 0, 2});
   }
 }
 
@@ -249,6 +254,26 @@ void World::apply(const Action& a) {
       replay(n, config_.fixed_choices ? n.scope.front() : rng_.pick(n.scope));
       break;
     }
+    case K::rebalance:
+      --nodes_[a.a].rebalances_left;
+      rebalance(nodes_[a.a]);
+      break;
+    case K::rewind:
+      --nodes_[a.a].rewinds_left;
+      rewind(nodes_[a.a]);
+      break;
+    case K::fence:
+      --nodes_[a.a].fencings_left;
+      fence(nodes_[a.a]);
+      break;
+    case K::refetch:
+      --nodes_[a.a].refetches_left;
+      refetch(nodes_[a.a]);
+      break;
+    case K::handover:
+      --nodes_[a.a].handovers_left;
+      handover(nodes_[a.a]);
+      break;
   }
 }
 

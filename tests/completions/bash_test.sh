@@ -110,9 +110,9 @@ run_cases() {
   expect 'causal produce --input ' jsonl text
   expect 'causal simulate --scenario ' late-joiner restored-lookup
   expect 'causal simulate --scenario r' restored-lookup
-  expect 'causal simulate --faults ' all none crash abort replay growth joiners nolookup
+  expect 'causal simulate --faults ' all none crash abort replay growth joiners nolookup rebalance rewind fence refetch handover
   expect 'causal simulate --faults all,-c' all,-crash
-  expect 'causal simulate --faults none,re' none,replay
+  expect 'causal simulate --faults none,rep' none,replay
   expect 'causal simulate --faults=no' nolookup none
   expect 'causal completions ' bash fish zsh
   expect 'causal completions z' zsh

@@ -76,9 +76,9 @@ expect 'causal baseline --format ' text json csv
 expect 'causal encode --output ' base64 hex raw
 expect 'causal simulate --scenario ' late-joiner restored-lookup
 expect 'causal simulate --scenario r' restored-lookup
-expect 'causal simulate --faults ' all none crash abort replay growth joiners nolookup
+expect 'causal simulate --faults ' all none crash abort replay growth joiners nolookup rebalance rewind fence refetch handover
 expect 'causal simulate --faults all,-c' all,-crash
-expect 'causal simulate --faults=none,re' --faults=none,replay
+expect 'causal simulate --faults=none,rep' --faults=none,replay
 expect 'causal completions ' bash fish zsh
 expect 'causal completions bash ' # one shell only
 expect 'causal help ' "${SUBCOMMANDS[@]}"

@@ -125,7 +125,7 @@ offers 'causal tail --format ' text jsonl json
 offers 'causal decode --input ' base64 hex raw
 offers 'causal simulate --scenario ' late-joiner restored-lookup
 completes 'causal simulate --scenario r' 'causal simulate --scenario restored-lookup '
-offers 'causal simulate --faults ' all none crash abort replay growth joiners nolookup
+offers 'causal simulate --faults ' all none crash abort replay growth joiners nolookup rebalance rewind fence refetch handover
 # The item after the last comma, '-' kept; the ',' after it goes when a blank is typed.
 completes 'causal simulate --faults all,-cr' 'causal simulate --faults all,-crash,'
 offers 'causal completions ' bash fish zsh

@@ -242,9 +242,9 @@ TEST_CASE("fault lists: a list naming faults has only those, a removal starts fr
   check("crash", "crash");
   check("crash,abort", "crash,abort");
   check("none,crash", "crash");
-  check("all", "crash,abort,replay,growth,joiners,nolookup");
-  check("-crash", "abort,replay,growth,joiners,nolookup");
-  check("all,-crash", "abort,replay,growth,joiners,nolookup");
+  check("all", "crash,abort,replay,growth,joiners,nolookup,rebalance,rewind,fence,refetch,handover");
+  check("-crash", "abort,replay,growth,joiners,nolookup,rebalance,rewind,fence,refetch,handover");
+  check("all,-crash", "abort,replay,growth,joiners,nolookup,rebalance,rewind,fence,refetch,handover");
   check("none", "none");
   check("crash,-crash", "none");
   CHECK_FALSE(parse_faults("crsh", err));

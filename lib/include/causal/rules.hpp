@@ -26,6 +26,11 @@ enum class Rule {
   frontier_off_by_one,  // step 8: a claimed offset is covered once frontier >= it (mutant: > it)
   position_off_by_one,  // step 10: a position p raises the frontier to p - 1 (mutant: to p)
   baseline_off_by_one,  // the baseline seed: add_channel(ch, b) raises the frontier to b - 1 (mutant: to b)
+  // The runtime's transitions (causal/transitions.hpp, docs/protocol.md "The relay's transitions").
+  carry_offsets,   // Stamper::carry joins the carried offset claims (mutant: drops them)
+  carry_seqs,      // Stamper::carry joins the carried sequence claims (mutant: drops them)
+  queue_tail,      // step 1: an offset not above the queue's tail is a re-read (mutant: admits the tail again)
+  abandon_first,   // claims_of_fenced drops unacknowledged sends before reading the clock (mutant: after)
 };
 
 #ifndef CAUSAL_BROKEN_RULE

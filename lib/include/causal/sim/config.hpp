@@ -56,6 +56,12 @@ struct NodeSpec {
   int crashes = 0;                   // crash + restart from committed positions
   int aborts = 0;                    // EOS: abort the open transaction (then restart)
   int replays = 0;                   // reassign a channel and re-fetch a prefix
+  // The runtime's transitions (lib/sim/transitions.cpp, as lib/kafka does them):
+  int rebalances = 0;  // commit, then a new generation: the gate replaced, from the committed positions
+  int rewinds = 0;     // EOS: abort the open transaction (unacknowledged sends dropped), then a new generation
+  int fencings = 0;    // EOS: the producer fenced and made again (claims carried), then a rewind
+  int refetches = 0;   // a held channel's fetch reset to the queue's tail, without reassignment
+  int handovers = 0;   // a rebalance between nodes: one scope channel moves to another worker
 };
 
 struct WorldConfig {
@@ -98,6 +104,18 @@ struct FaultMix {
   bool growth = true;
   bool joiners = true;
   bool no_lookups = true;  // some joiners run without lookups (the attributed wedge)
+  bool rebalances = true;  // NodeSpec::rebalances
+  bool rewinds = true;     // NodeSpec::rewinds
+  bool fencings = true;    // NodeSpec::fencings
+  bool refetches = true;   // NodeSpec::refetches
+  bool handovers = true;   // NodeSpec::handovers
+  // Every fault off.
+  static FaultMix none() {
+    FaultMix f;
+    f.crashes = f.aborts = f.replays = f.growth = f.joiners = f.no_lookups = false;
+    f.rebalances = f.rewinds = f.fencings = f.refetches = f.handovers = false;
+    return f;
+  }
 };
 
 // Overrides for generate_config; unset fields are drawn from the seed.
@@ -116,7 +134,8 @@ struct Knobs {
 WorldConfig generate_config(std::uint64_t seed, const Knobs& knobs);
 
 // Parses a comma-separated fault list: "all", "none", or names among
-// crash, abort, replay, growth, joiners, nolookup (a leading '-' removes one).
+// crash, abort, replay, growth, joiners, nolookup, rebalance, rewind, fence, refetch,
+// handover (a leading '-' removes one).
 // Returns nullopt and sets `error` on an unknown name.
 std::optional<FaultMix> parse_faults(const std::string& text, std::string& error);
 // The names parse_faults takes: all, none, then each fault (what `causal completions` offers).

@@ -39,6 +39,14 @@ namespace causal::sim {
   X(commits,             true,  "transactions committed")                                          \
   X(aborts,              true,  "transactions aborted")                                            \
   X(joiners,             true,  "joiners started mid-run")                                         \
+  X(generations,         true,  "gates replaced by a new generation (rebalance, rewind, fencing)")  \
+  X(generations_behind,  true,  "new generations whose old gate had delivered past the committed positions") \
+  X(rebalances,          true,  "rebalances (commit, then a new generation)")                      \
+  X(rewinds,             true,  "aborts followed by a rewind to the committed positions")          \
+  X(fencings,            true,  "producers fenced and made again, their claims carried")           \
+  X(refetches,           true,  "fetches reset to a held channel's queue tail")                    \
+  X(queue_tail_drops,    true,  "held records fetched again and dropped by the queue-tail check (gate)") \
+  X(handovers,           true,  "scope channels moved between workers at a rebalance")           \
   X(attributed_stalls,   false, "late joiners without lookups held on frozen claims (attributed)") \
   X(frozen_roots,        false, "distinct frozen sequence claims at the root of attributed stalls") \
   X(signature_caught,    false, "frozen roots the no-post-baseline-presence signature catches")   \

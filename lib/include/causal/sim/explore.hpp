@@ -58,6 +58,11 @@ struct ExploreBounds {
   bool abort = true;     // the transactional source's last transaction aborts
   bool crash = true;     // the relay crashes once, then restarts from its committed positions
   bool replay = false;   // the relay reassigns its first channel and re-reads it from its baseline
+  // The runtime's transitions (lib/sim/transitions.cpp), once each:
+  bool rebalance = false;  // the relay commits, then a new generation replaces its gate
+  bool rewind = false;     // the relay aborts its open transaction and rewinds (a new generation)
+  bool fence = false;      // the relay's producer is fenced and made again, then it rewinds
+  bool refetch = false;    // a held channel of the relay is fetched again from its queue's tail
   JoinerMode joiner = JoinerMode::lso_no_lookups;
   RelayMode relay = RelayMode::narrow;
   std::size_t fetch = 1;              // records per fetch (1..64)
@@ -66,8 +71,8 @@ struct ExploreBounds {
   bool reduction = true;              // partial-order reduction (persistent sets, reduction.cpp)
 };
 
-// Parses the optional events: "none", or a comma-separated list among abort, crash, replay
-// (each present is on, each absent off). Sets `error` and returns false on an unknown name.
+// Parses the optional events: "none", or a comma-separated list among abort, crash, replay,
+// rebalance, rewind, fence, refetch (each present is on, each absent off). Sets `error` and returns false on an unknown name.
 bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string& error);
 
 // The one world the bounds describe (documented in docs/verification.md, "The explorer").

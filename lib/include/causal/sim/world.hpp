@@ -146,6 +146,10 @@ struct Node {
   std::vector<RecordId> uncommitted_effects;
   Bits committed_knowledge;  // stateful_restarts: knowledge at the last commit
   int crashes_left = 0, aborts_left = 0, replays_left = 0;
+  int rebalances_left = 0, rewinds_left = 0, fencings_left = 0, refetches_left = 0, handovers_left = 0;
+  bool rebalance_pending = false;  // a rebalance's commit is flushing: a new generation follows it
+  std::uint32_t generation = 0;    // generations of the current incarnation (transitions.cpp)
+  std::uint32_t producers = 0;     // producers made again in the current incarnation (fencings)
   std::vector<ChannelIndex> growth_left;
   std::set<ChannelIndex> paused;  // by the hold budget (budget.cpp)
 };
@@ -249,6 +253,19 @@ class World {
   void grow(Node& n, ChannelIndex ch);
   void replay(Node& n, ChannelIndex ch);
   void collect_gate_stats(const Gate& g);
+
+  // transitions.cpp: the runtime's transitions, as lib/kafka does them
+  void new_generation(Node& n);
+  void rebalance(Node& n);
+  void rewind(Node& n);
+  void fence(Node& n);
+  bool refetch(Node& n);
+  // The (worker, scope channel of `from`) pairs a handover may move now; with `first_only`,
+  // at most one (the scheduler only asks whether there is one).
+  std::vector<std::pair<std::uint32_t, ChannelIndex>> handover_options(const Node& from, bool first_only = false) const;
+  bool handover(Node& from);
+  void abandon_sends(std::uint32_t sender);
+  void roll_back_state(const Node& n, Sender& s);
   void check_node_at_drain(Node& n);
 
   // budget.cpp: pause and resume after each fetch; before one, the overrun check
