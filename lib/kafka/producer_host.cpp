@@ -89,6 +89,15 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
     defaults.emplace_back("transactional.id", *opts.transactional_id);
     // librdkafka refuses message.timeout.ms above transaction.timeout.ms.
     defaults.emplace_back("transaction.timeout.ms", std::to_string(std::max<std::int64_t>(60000, opts.timeout.count())));
+    // rd_kafka_send_offsets_to_transaction can wait past its timeout for a group coordinator
+    // that librdkafka still has cached after the coordinator's node left the cluster and came
+    // back: its request is only looked at again when some broker connection goes up or down
+    // (librdkafka issues #5456 and #5511, open in 2.14.2). With nothing else happening, the
+    // first such change is the broker closing an idle connection, after Kafka's
+    // connections.max.idle.ms (10 minutes), a relay's partitions unread all that time.
+    // Closing idle connections ourselves after 10 s bounds that wait; an idle connection is
+    // cheap to open again.
+    defaults.emplace_back("connections.max.idle.ms", "10000");
   }
   for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
   auto conf = make_conf(opts.connection, defaults);
@@ -173,6 +182,8 @@ bool ProducerHost::fenced() const {
   return e == RD_KAFKA_RESP_ERR__FENCED || e == RD_KAFKA_RESP_ERR_PRODUCER_FENCED ||
          e == RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH;
 }
+
+bool ProducerHost::fatal() const { return rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR; }
 
 ProducerHost::~ProducerHost() {
   if (rk_) {

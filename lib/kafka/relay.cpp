@@ -104,11 +104,14 @@ std::expected<void, Error> Relay::emit() {
 
 std::expected<void, Error> Relay::recover(const Error& why) {
   delivered_.clear();
-  // Fatal: fenced, or the producer is gone. Fenced, a new producer takes the id back
-  // (reopen_output); otherwise the relay stops, and the cause that led here is said with it
-  // (a note saying "rewinding" would not be true).
+  // The abort failed. With a fatal producer error (fenced, or another error librdkafka calls
+  // fatal, such as an abort refused as INVALID_TXN_STATE after a delivery timed out during a
+  // leader's failover), the producer can do nothing more: a new one takes the transactional
+  // id back (reopen_output), which makes Kafka abort what the old one left open. Otherwise
+  // (the abort timed out, the brokers away) the relay stops, and the cause that led here is
+  // said with it (a note saying "rewinding" would not be true).
   if (auto a = output_->abort_and_forget(); !a) {
-    if (!output_->fenced()) {
+    if (!output_->fatal()) {
       return std::unexpected(Error{a.error().code, fmt::format("{}; it was aborting the transaction after: {}",
                                                                a.error().message, why.message)});
     }
@@ -138,8 +141,13 @@ std::expected<void, Error> Relay::recover(const Error& why) {
 std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error& why) {
   const auto now = std::chrono::steady_clock::now();
   if (last_reopen_ && now - *last_reopen_ < std::chrono::minutes(1)) {
-    return std::unexpected(Error{fenced.code, fmt::format("{}; fenced again within a minute of taking transactional "
-                                                          "id {} back: another process uses it",
+    if (output_->fenced()) {
+      return std::unexpected(Error{fenced.code, fmt::format("{}; fenced again within a minute of taking transactional "
+                                                            "id {} back: another process uses it",
+                                                            fenced.message, *opts_.output.transactional_id)});
+    }
+    return std::unexpected(Error{fenced.code, fmt::format("{}; the output producer failed fatally again within a "
+                                                          "minute of taking transactional id {} back",
                                                           fenced.message, *opts_.output.transactional_id)});
   }
   // The old sender's sends of the fenced transaction that were never acknowledged were never

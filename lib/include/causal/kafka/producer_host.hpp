@@ -116,6 +116,9 @@ class ProducerHost {
   // The producer's fatal error is a fencing (another producer took the transactional id, or
   // Kafka aborted a transaction open past transaction.timeout.ms): only a new producer goes on.
   bool fenced() const;
+  // The producer has a fatal error, a fencing or another (librdkafka's rd_kafka_fatal_error):
+  // it can send, commit or abort nothing more.
+  bool fatal() const;
 
   // Stamps and produces one record. REQUIRES (transactional): a transaction is open.
   // Errors: an earlier failed delivery, an unknown topic, a full queue that does not drain

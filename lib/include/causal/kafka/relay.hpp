@@ -27,10 +27,12 @@
 // Errors: a failed send, commit or rebalance commit aborts the transaction (its records are
 // never visible to read_committed consumers), rewinds the member to the committed offsets
 // (a new generation: everything after them is delivered and transformed again), counts an
-// abort and goes on. A fenced producer (Kafka aborted a transaction open past
-// transaction.timeout.ms, or another process took the transactional id) is made again once
-// (reopen_output, counters().reopened); fenced again within a minute, or any other fatal
-// producer error, ends the relay: poll() returns it. So do, after aborting the transaction, a
+// abort and goes on. A producer with a fatal error — fenced (Kafka aborted a transaction open
+// past transaction.timeout.ms, or another process took the transactional id), or another
+// error librdkafka calls fatal, such as an abort refused after a delivery timed out while a
+// leader failed over — is made again (reopen_output, counters().reopened): taking the id back
+// makes Kafka abort what the old one left open. A fatal error again within a minute of that
+// ends the relay (fenced again: another process uses the id): poll() returns it. So do, after aborting the transaction, a
 // record the transform got wrong (a partition its topic does not have: send's usage error)
 // and an input topic deleted or a partition whose log restarted (ConsumerHost::poll): they
 // would fail the same way after every rewind.
