@@ -54,7 +54,11 @@ rd_kafka_resp_err_t one_round(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* r
     auto* mine = const_cast<rd_kafka_topic_partition_t*>(find_in(round, a->topic, a->partition));
     if (!mine) continue;
     mine->err = a->err;
-    if (!a->err) mine->offset = a->offset;
+    // The log start and the ends are offsets, never negative. An answer without an error
+    // but without an offset (librdkafka answers so while the partition's leader is gone) is
+    // not one: asked again, as while leadership settles.
+    if (!a->err && a->offset < 0) mine->err = RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
+    if (!mine->err) mine->offset = a->offset;
   }
   return RD_KAFKA_RESP_ERR_NO_ERROR;
 }
