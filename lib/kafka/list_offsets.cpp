@@ -56,8 +56,9 @@ rd_kafka_resp_err_t one_round(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* r
     mine->err = a->err;
     // The log start and the ends are offsets, never negative. An answer without an error
     // but without an offset (librdkafka answers so while the partition's leader is gone) is
-    // not one: asked again, as while leadership settles.
-    if (!a->err && a->offset < 0) mine->err = RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE;
+    // not one: it is taken for what it is, no leader, and asked again as while leadership
+    // settles; past the timeout the caller says "Leader not available".
+    if (!a->err && a->offset < 0) mine->err = RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE;
     if (!mine->err) mine->offset = a->offset;
   }
   return RD_KAFKA_RESP_ERR_NO_ERROR;

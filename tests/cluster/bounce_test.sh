@@ -42,49 +42,17 @@ CAUSAL=${1:?causal binary}
 RELAY=${2:?relay binary}
 SRC=${3:?source dir}
 export CAUSAL_BROKER_DIR=${4:?cluster state dir}
-TB=$SRC/scripts/test-broker
 readonly DRAIN_S=90
-T0=$SECONDS
-TMP=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  # The cluster is shared with the other cluster tests: every node runs and every proxy
-  # relays again afterwards.
+source "$SRC/tests/cluster/cluster_lib.sh"
+# The cluster is shared with the other cluster tests: every node runs and every proxy relays
+# again afterwards.
+on_exit() {
   "$TB" proxy 1 pass >/dev/null 2>&1
   "$TB" proxy 2 pass >/dev/null 2>&1
   for n in 1 2 3; do "$TB" start "$n" >/dev/null 2>&1; done
-  [[ -n ${KEEP:-} ]] && echo "kept: $TMP" || rm -rf "$TMP"
 }
-trap cleanup EXIT
-fails=0
-passes=0
-say() { echo "$(date +%T.%3N) [+$((SECONDS - T0))s] $*"; }
-ok() { passes=$((passes + 1)); }
-bad() {
-  say "FAIL $*"
-  fails=$((fails + 1))
-}
-die() {
-  bad "$*"
-  echo "$passes passed, $fails failed"
-  exit 1
-}
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.5 s; false on timeout.
-wait_for() {
-  local until=$((SECONDS + $1))
-  shift
-  while ((SECONDS < until)); do
-    "$@" && return 0
-    sleep 0.5
-  done
-  return 1
-}
-
-B=$("$TB" bootstrap 2>/dev/null) || die "no cluster runs in $CAUSAL_BROKER_DIR (the kafka_cluster fixture starts it)"
 P1=$("$TB" bootstrap --proxy 1) || die "the cluster has no proxy 1"
 P2=$("$TB" bootstrap --proxy 2) || die "the cluster has no proxy 2"
-export CAUSAL_BROKERS=$B
 run=$$-$RANDOM
 in_a=bounce-in-a-$run
 in_b=bounce-in-b-$run
@@ -279,5 +247,4 @@ claiming=$(jq -r --arg out "$out" 'select(.event == null) | [.clock.claims[]? | 
 say "relays: $(grep -h 'transactions committed' "$TMP"/relay-*.err | sed 's/^[^ ]* //' | tr '\n' ';')"
 say "relay notes: $(cat "$TMP"/relay-*.err | grep -c 'assignment lost') assignments lost, $(cat "$TMP"/relay-*.err | grep -c 'transaction aborted') transactions aborted, $(cat "$TMP"/relay-*.err | grep -c 'new producer took') producers made again"
 say "$n_in committed input records; downstream printed $(grep -c . <<<"$down_values")"
-echo "$passes passed, $fails failed"
-((fails == 0))
+finish

@@ -12,42 +12,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 export CAUSAL_BROKER_DIR=${3:?cluster state dir}
-TB=$SRC/scripts/test-broker
-T0=$SECONDS
-TMP=$(mktemp -d)
-pids=()
+source "$SRC/tests/cluster/cluster_lib.sh"
 killed=""
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  [[ -n $killed ]] && "$TB" start "$killed" >/dev/null 2>&1  # the cluster is shared
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-fails=0
-passes=0
-say() { echo "$(date +%T.%3N) [+$((SECONDS - T0))s] $*"; }
-ok() { passes=$((passes + 1)); }
-bad() {
-  say "FAIL $*"
-  fails=$((fails + 1))
-}
-die() {
-  bad "$*"
-  echo "$passes passed, $fails failed"
-  exit 1
-}
-wait_for() {
-  local until=$((SECONDS + $1))
-  shift
-  while ((SECONDS < until)); do
-    "$@" && return 0
-    sleep 0.5
-  done
-  return 1
-}
-
-B=$("$TB" bootstrap 2>/dev/null) || die "no cluster runs in $CAUSAL_BROKER_DIR (the kafka_cluster fixture starts it)"
-export CAUSAL_BROKERS=$B
+on_exit() { [[ -z $killed ]] || "$TB" start "$killed" >/dev/null 2>&1; }  # the cluster is shared
 run=$$-$RANDOM
 t=failover-$run
 g=failover-g-$run
@@ -140,5 +107,4 @@ x=$(explain_answer)
 [[ $x == "$x0" ]] && ok || bad "explain with leaders moved: '$x', want '$x0'"
 "$TB" start "$node" >/dev/null 2>"$TMP/start.err" || bad "node $node did not start again: $(tail -2 "$TMP/start.err")"
 killed=""
-echo "$passes passed, $fails failed"
-((fails == 0))
+finish
