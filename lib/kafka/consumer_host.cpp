@@ -233,14 +233,14 @@ std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& top
 // --- the host --------------------------------------------------------------------------
 
 std::expected<Offset, Error> ConsumerHost::Impl::high_watermark(const std::string& topic, std::int32_t partition) {
-  int64_t low = 0, high = 0;
-  auto e = query_watermarks(rk.get(), topic, partition, Isolation::read_uncommitted, &low, &high,
-                            static_cast<int>(opts.connect_timeout.count()));
-  if (e) {
-    return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_uncommitted): {}", topic,
-                                                     partition, brokers, rd_kafka_err2str(e))));
+  ListPtr l{rd_kafka_topic_partition_list_new(1)};
+  rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), partition)->offset = RD_KAFKA_OFFSET_END;
+  if (auto ok = list_offsets_or_error(rk.get(), l.get(), Isolation::read_uncommitted,
+                                      static_cast<int>(opts.connect_timeout.count()), brokers);
+      !ok) {
+    return std::unexpected(ok.error());
   }
-  return high;
+  return l->elems[0].offset;
 }
 
 std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string& topic, std::int32_t partition,
@@ -488,17 +488,11 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   auto offsets_of = [&](std::int64_t logical, Isolation isolation) -> std::expected<std::vector<Offset>, Error> {
     ListPtr l{rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()))};
     for (const auto& w : wants) rd_kafka_topic_partition_list_add(l.get(), w.topic.c_str(), w.partition)->offset = logical;
-    auto err = list_offsets(im.rk.get(), l.get(), isolation, tmo);
+    if (auto ok = list_offsets_or_error(im.rk.get(), l.get(), isolation, tmo, im.brokers); !ok) {
+      return std::unexpected(ok.error());
+    }
     std::vector<Offset> out;
     for (std::size_t i = 0; i < wants.size(); ++i) {
-      auto e = err ? err : l->elems[i].err;
-      if (e) {
-        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets ({}): {}", wants[i].topic,
-                                                         wants[i].partition, im.brokers,
-                                                         isolation == Isolation::read_committed ? "read_committed"
-                                                                                                : "read_uncommitted",
-                                                         rd_kafka_err2str(e))));
-      }
       out.push_back(l->elems[i].offset);
     }
     return out;

@@ -217,14 +217,7 @@ std::expected<void, Error> ConsumerHost::Impl::begin_generation(rd_kafka_topic_p
   ListPtr lows(rd_kafka_topic_partition_list_copy(parts)), lsos(rd_kafka_topic_partition_list_copy(parts));
   for (auto [list, spec] : {std::pair{lows.get(), RD_KAFKA_OFFSET_BEGINNING}, std::pair{lsos.get(), RD_KAFKA_OFFSET_END}}) {
     for (int i = 0; i < list->cnt; ++i) list->elems[i].offset = spec;
-    const auto err = list_offsets(rk.get(), list, Isolation::read_committed, tmo);
-    for (int i = 0; i < list->cnt; ++i) {
-      if (auto e = err ? err : list->elems[i].err) {
-        return std::unexpected(runtime_error(fmt::format("{}/{} on {}: cannot list offsets (read_committed): {}",
-                                                         list->elems[i].topic, list->elems[i].partition, brokers,
-                                                         rd_kafka_err2str(e))));
-      }
-    }
+    if (auto ok = list_offsets_or_error(rk.get(), list, Isolation::read_committed, tmo, brokers); !ok) return ok;
   }
   std::vector<ResolutionEntry> state;
   for (int i = 0; i < parts->cnt; ++i) {

@@ -5,6 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/core.h>
+
 #include "causal/kafka/handles.hpp"
 
 namespace causal::kafka {
@@ -99,6 +101,19 @@ rd_kafka_resp_err_t list_offsets(rd_kafka_t* rk, rd_kafka_topic_partition_list_t
     }
     std::this_thread::sleep_for(milliseconds(100));
   }
+}
+
+std::expected<void, Error> list_offsets_or_error(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* list,
+                                                 Isolation isolation, int timeout_ms, std::string_view brokers) {
+  const auto err = list_offsets(rk, list, isolation, timeout_ms);
+  for (int i = 0; i < list->cnt; ++i) {
+    if (const auto e = err ? err : list->elems[i].err) {
+      return std::unexpected(runtime_error(fmt::format(
+          "{}/{} on {}: cannot list offsets ({}): {}", list->elems[i].topic, list->elems[i].partition, brokers,
+          isolation == Isolation::read_committed ? "read_committed" : "read_uncommitted", rd_kafka_err2str(e))));
+    }
+  }
+  return {};
 }
 
 rd_kafka_resp_err_t query_watermarks(rd_kafka_t* rk, const std::string& topic, std::int32_t partition,

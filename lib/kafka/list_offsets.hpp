@@ -4,9 +4,13 @@
 // watermarks, a read_committed consumer both.
 #pragma once
 #include <cstdint>
+#include <expected>
 #include <string>
+#include <string_view>
 
 #include <librdkafka/rdkafka.h>
+
+#include "causal/error.hpp"
 
 namespace causal::kafka {
 
@@ -24,6 +28,11 @@ enum class Isolation { read_uncommitted, read_committed };
 // request-level error (no answer at all), else NO_ERROR with per-element errors.
 rd_kafka_resp_err_t list_offsets(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* list, Isolation isolation,
                                  int timeout_ms);
+
+// list_offsets, with the first partition left without an answer as the error, worded
+// "TOPIC/PARTITION on BROKERS: cannot list offsets (ISOLATION): REASON".
+std::expected<void, Error> list_offsets_or_error(rd_kafka_t* rk, rd_kafka_topic_partition_list_t* list,
+                                                 Isolation isolation, int timeout_ms, std::string_view brokers);
 
 // One partition's log start (`low`) and end (`high`, see Isolation): list_offsets twice.
 // Returns the first error, request-level or the partition's.
