@@ -25,7 +25,7 @@
 # and prints, per size, the best seconds of each and the ratio explain/baseline:
 #   partitions  explain_s  baseline_s  ratio
 # Run it alone on the machine (under flock /tmp/causal-build.lock where builds share it).
-# Figures before and after issue 14.4's fix: docs/runbook.md, step 1 ("How long it takes").
+# Figures: bench/RESULTS.md; what they mean: docs/runbook.md, step 1 ("How long it takes").
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${CAUSAL_BIN:-$root/build/apps/causal}"

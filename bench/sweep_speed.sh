@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The simulator's sweep speed (issue 17, item 4), side by side with a baseline build:
+# The simulator's sweep speed, side by side with a baseline build:
 #
 #   BASE_BIN=/path/to/old/sim_sweep bench/sweep_speed.sh
 #
-# BASE_BIN is sim_sweep built from the commit to compare against (e.g. `git archive 0209a2e`
+# BASE_BIN is sim_sweep built from the commit to compare against (e.g. `git archive <commit>`
 # into a scratch directory, configured like build/, `cmake --build ... --target sim_sweep`).
 # Environment: NEW_BIN (default build/tests/sim/sim_sweep), SEEDS (1..10000), ROUNDS (2).
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # causal tail against kcat: peak RSS and records/s, side by side, on uniform and skewed
-# backlogs of the real test broker (issue 14: the hold budget, --max-held-bytes).
+# backlogs of the real test broker (the hold budget, --max-held-bytes, bounds tail's memory).
 #
 #   bench/tail_memory_vs_kcat.sh     uses $CAUSAL_BROKERS, or starts scripts/test-broker (and stops it)
 #

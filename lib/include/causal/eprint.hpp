@@ -1,11 +1,11 @@
 // Writing a diagnostic to standard error without ever throwing.
 //
-// eprint(...) throws std::system_error when the write fails (standard error
+// fmt::print(stderr, ...) throws std::system_error when the write fails (standard error
 // closed, or a full disk behind it). A diagnostic that cannot be written must not change what
-// a command does or how it exits (kcat ignores it too): on 5ee2a8a `causal tail -e T 2>&-`
-// printed every record, then exited 1 with "internal error" from its summary line; and from a
-// librdkafka log callback an exception would end the process. eprint formats as fmt::format
-// does and writes with fwrite, whose failure is ignored.
+// a command does or how it exits (kcat ignores it too): a throwing write would have `causal
+// tail -e T 2>&-` print every record, then exit 1 with "internal error" from its summary
+// line; and from a librdkafka log callback an exception would end the process. eprint
+// formats as fmt::format does and writes with fwrite, whose failure is ignored.
 #pragma once
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // The delivery gate: the predicate that decides whether a received record may reach
 // the user processor, and the hold queues, frontiers and cascade around it.
-// Read ../docs/protocol.md (and the seed pages it cites) beside this file; every
+// Read docs/protocol.md (and the seed pages it cites) beside this file; every
 // rule there is named here as it is named there.
 //
 // Per consumed channel c the gate keeps:

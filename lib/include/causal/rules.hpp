@@ -22,7 +22,7 @@ enum class Rule {
   own_send_claim,       // stamp item 4: the latest acknowledged own send is claimed by offset
   seq_off_by_one,       // step 8: a claim on send q needs delivered_seq >= q (the mutant: >= q - 1)
   pause_wrong_partition,  // hold budget: pause the channels blocked heads wait on, not those that hold (sim budget.cpp)
-  // Off-by-one mutants (issue 17): each breaks one comparison by one, in the direction named.
+  // Off-by-one mutants: each breaks one comparison by one, in the direction named.
   frontier_off_by_one,  // step 8: a claimed offset is covered once frontier >= it (mutant: > it)
   position_off_by_one,  // step 10: a position p raises the frontier to p - 1 (mutant: to p)
   baseline_off_by_one,  // the baseline seed: add_channel(ch, b) raises the frontier to b - 1 (mutant: to b)

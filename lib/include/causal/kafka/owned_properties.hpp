@@ -1,8 +1,8 @@
 // The librdkafka properties causal sets itself, which no user source may change: the
 // configuration file, a --cluster section, -F files, -X (ConnectionOptions). What the gate
 // delivers, what a member commits and what a sender claims depend on them; a -X that turned
-// one off used to be taken silently (an audit's -X isolation.level=read_uncommitted had tail
-// deliver, and commit past, a record whose transaction Kafka then aborted).
+// one off would break that silently (-X isolation.level=read_uncommitted would have tail
+// deliver, and commit past, a record whose transaction Kafka then aborts).
 //
 // Values are compared as librdkafka reads them (enums in any case, booleans as true/t/1 or
 // false/f/0 in any case): a spelling of causal's own value is accepted.
