@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
 
   // decode: the hot path of every consumed record. Its names are interned after the
   // first call, as in a consumer, so decode() takes its fast path; the general decoder
-  // alone (what every header cost before the fast path) is measured beside it.
+  // alone (what every header would cost without the fast path) is measured beside it.
   Clock out;
   const Rate decode_rate = rate([&] {
     auto r = decode(header, names, out);
