@@ -31,7 +31,8 @@
 # Every run's output is then read back (kcat, read_committed) and must hold RECORDS records.
 # Prints for each run records/s from the first record received to the last commit (warm-up
 # of the JVM's JIT included; process start, group join and init_transactions not), the
-# process's wall time with its start-up, its CPU seconds, and the load average; then the best
+# transactions it committed, the process's wall time with its start-up, its CPU seconds
+# (user + system, every thread), and the load average before and after; then the best
 # round of each and the ratios relay/streams and relay/plain.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -87,7 +88,7 @@ say "filling $in with $records records over $partitions partitions"
 seq "$records" | sed "s/.*/$value/" |
   "$bin" produce -b "$brokers" --input text --transactional-id "fill-$run" --commit-every 1000 "$in" >/dev/null
 
-# run_mode MODE OUT GROUP: one run; prints "RECORDS SECONDS WALL CPU".
+# run_mode MODE OUT GROUP: one run; prints "RECORDS SECONDS WALL CPU TRANSACTIONS".
 run_mode() {
   local mode=$1 out=$2 group=$3 cmd
   case $mode in
@@ -104,10 +105,11 @@ run_mode() {
   esac
   /usr/bin/time -f '%e %U %S' -o "$work/time" "${cmd[@]}" >"$work/out" 2>"$work/err" ||
     { cat "$work/err" >&2; say "$mode failed"; return 1; }
-  local n secs wall user sys
+  local n secs wall user sys txns
   read -r _ n secs <"$work/out"
   read -r wall user sys <"$work/time"
-  echo "$n $secs $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')"
+  txns=$(sed -n 's/.*: \([0-9]*\) transactions committed$/\1/p' "$work/err" | tail -1)
+  echo "$n $secs $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') ${txns:-?}"
 }
 
 declare -A best=([relay]=0 [plain]=0 [streams]=0)
@@ -118,12 +120,12 @@ for r in $(seq "$rounds"); do
     out=streams-bench-out-$mode-$run-$r
     topic "$out"
     load=$(cut -d' ' -f1 /proc/loadavg)
-    read -r n secs wall cpu < <(run_mode "$mode" "$out" "g-$mode-$run-$r") || exit 1
+    read -r n secs wall cpu txns < <(run_mode "$mode" "$out" "g-$mode-$run-$r") || exit 1
     got=$(kcat -C -b "$brokers" -t "$out" -o beginning -e -q -X isolation.level=read_committed -f '.' | wc -c)
     ((got == records)) || { say "$mode round $r: the output holds $got records, not $records"; exit 1; }
     rate=$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%d", n / s }')
-    printf 'round %d  %-7s  %d records in %s s  %d records/s  (process %s s with start-up, %s CPU s; load %s -> %s)\n' \
-      "$r" "$mode" "$n" "$secs" "$rate" "$wall" "$cpu" "$load" "$(cut -d' ' -f1 /proc/loadavg)"
+    printf 'round %d  %-7s  %d records in %s s  %d records/s  (%s transactions; process %s s with start-up, %s CPU s; load %s -> %s)\n' \
+      "$r" "$mode" "$n" "$secs" "$rate" "$txns" "$wall" "$cpu" "$load" "$(cut -d' ' -f1 /proc/loadavg)"
     if ((rate > best[$mode])); then best[$mode]=$rate; fi
   done
 done

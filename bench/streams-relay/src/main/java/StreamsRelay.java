@@ -10,7 +10,8 @@
 // through the transform it waits until the group's committed offsets reach, on every input
 // partition, one past the last record transformed (an Admin client asks every 10 ms), and
 // prints "streams RECORDS SECONDS": the time from the first record transformed to the commit
-// seen, as the C++ side times from the first record received to its last commit. Exit 1 on
+// seen, as the C++ side times from the first record received to its last commit; on standard
+// error, the stream thread's commits (commit-total: one transaction each). Exit 1 on
 // a failure (the stream thread died, or no commit within 120 s).
 import java.time.Duration;
 import java.util.HashMap;
@@ -26,6 +27,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
@@ -136,7 +139,16 @@ public final class StreamsRelay {
       }
       secs = (done - firstNanos.get()) / 1e9;
     }
+    // The stream thread's commits (each one transaction under exactly_once_v2), said on
+    // standard error as relay_vs_eos says its transactions.
+    double commits = 0;
+    for (Map.Entry<MetricName, ? extends Metric> m : streams.metrics().entrySet()) {
+      if (m.getKey().name().equals("commit-total") && m.getKey().group().equals("stream-thread-metrics")) {
+        commits += ((Number) m.getValue().metricValue()).doubleValue();
+      }
+    }
     streams.close(Duration.ofSeconds(30));
+    System.err.printf("streams-relay: streams: %d transactions committed%n", (long) commits);
     System.out.printf("streams %d %.3f%n", records, secs);
   }
 }
