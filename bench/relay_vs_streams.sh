@@ -9,7 +9,9 @@
 # Environment: CAUSAL_CLUSTER_BROKERS (a running three-node cluster to use instead), CAUSAL_BIN
 # (default build/apps/causal), BENCH_BIN (build/bench/relay_vs_eos), STREAMS_BUILD (where the
 # Streams application is built: build/bench/streams-relay), RECORDS (200000), PARTITIONS (4),
-# ROUNDS (2), COMMIT_MS (200).
+# ROUNDS (2), COMMIT_MS (200), COMMIT_RECORDS (0: none; a bound on records per transaction
+# for the relay and the plain loop, relay_vs_eos.sh's 1000 say, which Kafka Streams cannot
+# follow: it then commits on time alone while the other two do not).
 #
 # Builds bench/streams-relay (Kafka Streams 4.4.0, mvn -q package, Java 17) unless its jar is
 # newer than its sources. Fills a fresh input topic with RECORDS stamped 100-byte records
@@ -43,6 +45,7 @@ records="${RECORDS:-200000}"
 partitions="${PARTITIONS:-4}"
 rounds="${ROUNDS:-2}"
 commit_ms="${COMMIT_MS:-200}"
+commit_records="${COMMIT_RECORDS:-0}"
 [[ -x "$bin" && -x "$bench" ]] || { echo "relay_vs_streams: build causal and relay_vs_eos first (or set CAUSAL_BIN, BENCH_BIN)" >&2; exit 1; }
 for tool in mvn java kcat; do
   command -v "$tool" >/dev/null || { echo "relay_vs_streams: $tool not found (scripts/install-deps installs it)" >&2; exit 1; }
@@ -75,7 +78,9 @@ else
   started=1
   brokers="$(CAUSAL_BROKER_DIR="$work/cluster" "$root/scripts/test-broker" start --nodes 3)"
 fi
-say "cluster $brokers"
+bound="every $commit_ms ms"
+if ((commit_records > 0)); then bound+=", or $commit_records records (relay and plain loop only)"; fi
+say "cluster $brokers; transactions commit $bound"
 topic() {
   "$root/scripts/test-broker" kafka-topics --bootstrap-server "$brokers" --create --topic "$1" \
     --partitions "$partitions" --replication-factor 3 --config min.insync.replicas=2 >/dev/null
@@ -92,9 +97,9 @@ seq "$records" | sed "s/.*/$value/" |
 run_mode() {
   local mode=$1 out=$2 group=$3 cmd
   case $mode in
-    relay) cmd=("$bench" relay "$brokers" "$in" "$out" "$group" "tx-$group" "$records" 0 "$commit_ms") ;;
+    relay) cmd=("$bench" relay "$brokers" "$in" "$out" "$group" "tx-$group" "$records" "$commit_records" "$commit_ms") ;;
     plain)
-      cmd=("$bench" plain "$brokers" "$in" "$out" "$group" "tx-$group" "$records" 0 "$commit_ms"
+      cmd=("$bench" plain "$brokers" "$in" "$out" "$group" "tx-$group" "$records" "$commit_records" "$commit_ms"
         c:fetch.wait.max.ms=100 c:fetch.queue.backoff.ms=10)
       ;;
     streams)
