@@ -11,7 +11,8 @@
 # Streams application is built: build/bench/streams-relay), RECORDS (200000), PARTITIONS (4),
 # ROUNDS (2), COMMIT_MS (200), COMMIT_RECORDS (0: none; a bound on records per transaction
 # for the relay and the plain loop, relay_vs_eos.sh's 1000 say, which Kafka Streams cannot
-# follow: it then commits on time alone while the other two do not).
+# follow: it then commits on time alone while the other two do not), RUN_TIMEOUT (600: seconds
+# one run may take before it is killed and the bench fails).
 #
 # Builds bench/streams-relay (Kafka Streams 4.4.0, mvn -q package, Java 17) unless its jar is
 # newer than its sources. Fills a fresh input topic with RECORDS stamped 100-byte records
@@ -46,6 +47,7 @@ partitions="${PARTITIONS:-4}"
 rounds="${ROUNDS:-2}"
 commit_ms="${COMMIT_MS:-200}"
 commit_records="${COMMIT_RECORDS:-0}"
+run_timeout="${RUN_TIMEOUT:-600}"
 [[ -x "$bin" && -x "$bench" ]] || { echo "relay_vs_streams: build causal and relay_vs_eos first (or set CAUSAL_BIN, BENCH_BIN)" >&2; exit 1; }
 for tool in mvn java kcat; do
   command -v "$tool" >/dev/null || { echo "relay_vs_streams: $tool not found (scripts/install-deps installs it)" >&2; exit 1; }
@@ -66,7 +68,7 @@ jar="$streams_build/streams-relay.jar"
 if [[ ! -f "$jar" || ! -f "$streams_build/classpath" ]] ||
   [[ -n "$(find "$src/pom.xml" "$src/src" -newer "$jar" -print -quit)" ]]; then
   say "building $src into $streams_build"
-  mvn -B -q -f "$src/pom.xml" package -Dstreams.build.dir="$streams_build" >"$work/mvn.log" 2>&1 ||
+  timeout 900 mvn -B -q -f "$src/pom.xml" package -Dstreams.build.dir="$streams_build" >"$work/mvn.log" 2>&1 ||
     { cat "$work/mvn.log" >&2; say "mvn package failed"; exit 1; }
 fi
 classpath="$jar:$(cat "$streams_build/classpath")"
@@ -108,7 +110,7 @@ run_mode() {
         producer.linger.ms=5 producer.batch.size=1000000)
       ;;
   esac
-  /usr/bin/time -f '%e %U %S' -o "$work/time" "${cmd[@]}" >"$work/out" 2>"$work/err" ||
+  timeout -k 10 "$run_timeout" /usr/bin/time -f '%e %U %S' -o "$work/time" "${cmd[@]}" >"$work/out" 2>"$work/err" ||
     { cat "$work/err" >&2; say "$mode failed"; return 1; }
   local n secs wall user sys txns
   read -r _ n secs <"$work/out"
@@ -126,7 +128,7 @@ for r in $(seq "$rounds"); do
     topic "$out"
     load=$(cut -d' ' -f1 /proc/loadavg)
     read -r n secs wall cpu txns < <(run_mode "$mode" "$out" "g-$mode-$run-$r") || exit 1
-    got=$(kcat -C -b "$brokers" -t "$out" -o beginning -e -q -X isolation.level=read_committed -f '.' | wc -c)
+    got=$(timeout 120 kcat -C -b "$brokers" -t "$out" -o beginning -e -q -X isolation.level=read_committed -f '.' | wc -c)
     ((got == records)) || { say "$mode round $r: the output holds $got records, not $records"; exit 1; }
     rate=$(awk -v n="$n" -v s="$secs" 'BEGIN { printf "%d", n / s }')
     printf 'round %d  %-7s  %d records in %s s  %d records/s  (%s transactions; process %s s with start-up, %s CPU s; load %s -> %s)\n' \
