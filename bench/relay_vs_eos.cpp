@@ -18,8 +18,8 @@
 // its own defaults).
 #include <algorithm>
 #include <cctype>
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
