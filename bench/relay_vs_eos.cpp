@@ -5,12 +5,21 @@
 //   relay   causal::kafka::Relay with the same transform and the same transaction bounds
 //           (gate, stamps, resolution state in the committed metadata)
 // It reads RECORDS records, commits, and prints "MODE RECORDS SECONDS" (time from the first
-// record received to the last commit). bench/relay_vs_eos.sh runs both side by side.
+// record received to the last commit), and on standard error the number of transactions
+// committed. bench/relay_vs_eos.sh runs both side by side;
+// bench/relay_vs_streams.sh runs both beside Kafka Streams on the three-node cluster.
 //
 //   relay_vs_eos plain|relay BROKERS INPUT OUTPUT GROUP TRANSACTIONAL_ID RECORDS
+//                [COMMIT_RECORDS COMMIT_MS [c:KEY=VALUE | p:KEY=VALUE]...]
+//
+// COMMIT_RECORDS and COMMIT_MS bound a transaction (default 1000 and 200; COMMIT_RECORDS 0:
+// no bound on records, a transaction ends on time alone). c:KEY=VALUE sets a librdkafka
+// property on the consumer, p:KEY=VALUE on the producer, in either mode (the relay's go after
+// its own defaults).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -41,8 +50,21 @@ void check(rd_kafka_error_t* e, const char* what) {
   die(text);
 }
 
+struct Bounds {
+  long records = 1000;                          // 0: none
+  std::chrono::milliseconds duration{200};
+  std::vector<std::string> consumer, producer;  // KEY=VALUE
+};
+
+void set_all(rd_kafka_conf_t* conf, const std::vector<std::string>& properties) {
+  for (const auto& kv : properties) {
+    const auto eq = kv.find('=');
+    set(conf, kv.substr(0, eq).c_str(), kv.substr(eq + 1));
+  }
+}
+
 double plain(const std::string& brokers, const std::string& in, const std::string& out, const std::string& group,
-             const std::string& txid, long records) {
+             const std::string& txid, long records, const Bounds& bounds) {
   char err[512];
   rd_kafka_conf_t* cc = rd_kafka_conf_new();
   set(cc, "bootstrap.servers", brokers);
@@ -50,12 +72,14 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
   set(cc, "isolation.level", "read_committed");
   set(cc, "enable.auto.commit", "false");
   set(cc, "auto.offset.reset", "earliest");
+  set_all(cc, bounds.consumer);
   rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, cc, err, sizeof err);
   if (!consumer) die(err);
   rd_kafka_conf_t* pc = rd_kafka_conf_new();
   set(pc, "bootstrap.servers", brokers);
   set(pc, "transactional.id", txid);
   set(pc, "linger.ms", "5");
+  set_all(pc, bounds.producer);
   rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, pc, err, sizeof err);
   if (!producer) die(err);
   check(rd_kafka_init_transactions(producer, 30000), "init_transactions");
@@ -64,7 +88,7 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
   rd_kafka_subscribe(consumer, sub);
   rd_kafka_topic_partition_list_destroy(sub);
 
-  long seen = 0, in_txn = 0;
+  long seen = 0, in_txn = 0, transactions = 0;
   bool open = false;
   Clock::time_point first{}, txn_start{};
   std::string value;
@@ -77,6 +101,7 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
     rd_kafka_consumer_group_metadata_destroy(meta);
     rd_kafka_topic_partition_list_destroy(assignment);
     check(rd_kafka_commit_transaction(producer, 30000), "commit_transaction");
+    ++transactions;
     open = false;
     in_txn = 0;
   };
@@ -111,12 +136,14 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
       rd_kafka_message_destroy(m);
     }
     rd_kafka_poll(producer, 0);
-    if (open && (in_txn >= 1000 || Clock::now() - txn_start >= std::chrono::milliseconds(200) || seen >= records)) {
+    if (open && ((bounds.records > 0 && in_txn >= bounds.records) || Clock::now() - txn_start >= bounds.duration ||
+                 seen >= records)) {
       commit();
     }
   }
   rd_kafka_queue_destroy(queue);
   const double secs = std::chrono::duration<double>(Clock::now() - first).count();
+  std::fprintf(stderr, "relay_vs_eos: plain: %ld transactions committed\n", transactions);
   rd_kafka_consumer_close(consumer);
   rd_kafka_destroy(consumer);
   rd_kafka_destroy(producer);
@@ -124,15 +151,17 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
 }
 
 double relay(const std::string& brokers, const std::string& in, const std::string& out, const std::string& group,
-             const std::string& txid, long records) {
+             const std::string& txid, long records, const Bounds& bounds) {
   causal::kafka::RelayOptions opts;
   opts.input.connection.brokers = opts.output.connection.brokers = brokers;
   opts.input.group = group;
   opts.input.channels.push_back({in, std::nullopt});
   opts.output.transactional_id = txid;
   opts.output.sink_topics = {out};
-  opts.max_records = 1000;
-  opts.max_transaction = std::chrono::milliseconds(200);
+  opts.input.connection.properties = bounds.consumer;
+  opts.output.connection.properties = bounds.producer;
+  opts.max_records = bounds.records > 0 ? static_cast<std::size_t>(bounds.records) : SIZE_MAX;
+  opts.max_transaction = bounds.duration;
   auto upper = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
     causal::kafka::RelayRecord o{out, -1, r.key, r.value.value_or("")};
     std::transform(o.value->begin(), o.value->end(), o.value->begin(), [](unsigned char c) { return std::toupper(c); });
@@ -148,17 +177,36 @@ double relay(const std::string& brokers, const std::string& in, const std::strin
   }
   if (auto c = (*rel)->commit(); !c) die(c.error().message);
   if ((*rel)->counters().aborted != 0) die("a transaction was aborted");
-  return std::chrono::duration<double>(Clock::now() - first).count();
+  const double secs = std::chrono::duration<double>(Clock::now() - first).count();
+  std::fprintf(stderr, "relay_vs_eos: relay: %llu transactions committed\n",
+               static_cast<unsigned long long>((*rel)->counters().committed));
+  return secs;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8) die("usage: relay_vs_eos plain|relay BROKERS INPUT OUTPUT GROUP TRANSACTIONAL_ID RECORDS");
+  if (argc != 8 && argc < 10) {
+    die("usage: relay_vs_eos plain|relay BROKERS INPUT OUTPUT GROUP TRANSACTIONAL_ID RECORDS [COMMIT_RECORDS COMMIT_MS "
+        "[c:KEY=VALUE | p:KEY=VALUE]...]");
+  }
   const std::string mode = argv[1];
   const long records = std::atol(argv[7]);
-  double secs = mode == "plain"   ? plain(argv[2], argv[3], argv[4], argv[5], argv[6], records)
-                : mode == "relay" ? relay(argv[2], argv[3], argv[4], argv[5], argv[6], records)
+  Bounds bounds;
+  if (argc >= 10) {
+    bounds.records = std::atol(argv[8]);
+    bounds.duration = std::chrono::milliseconds(std::atol(argv[9]));
+    if (bounds.records < 0 || bounds.duration.count() <= 0) die("COMMIT_RECORDS must be 0 or more, COMMIT_MS more than 0");
+  }
+  for (int i = 10; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 4 || arg[1] != ':' || (arg[0] != 'c' && arg[0] != 'p') || arg.find('=') == std::string::npos) {
+      die("a property is c:KEY=VALUE (consumer) or p:KEY=VALUE (producer): " + arg);
+    }
+    (arg[0] == 'c' ? bounds.consumer : bounds.producer).push_back(arg.substr(2));
+  }
+  double secs = mode == "plain"   ? plain(argv[2], argv[3], argv[4], argv[5], argv[6], records, bounds)
+                : mode == "relay" ? relay(argv[2], argv[3], argv[4], argv[5], argv[6], records, bounds)
                                   : (die("mode must be plain or relay"), 0.0);
   std::printf("%s %ld %.3f\n", mode.c_str(), records, secs);
   return 0;
