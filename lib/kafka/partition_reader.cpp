@@ -1,7 +1,7 @@
 // Reading ranges of partitions: see causal/kafka/partition_reader.hpp.
 #include "causal/kafka/partition_reader.hpp"
 
-#include <cstring>
+#include <algorithm>
 
 #include "causal/codec.hpp"
 
