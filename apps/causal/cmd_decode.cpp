@@ -11,17 +11,17 @@
 // text, or raw input over kMaxHeaderBytes, is refused at once with exit 3, naming the
 // line; a kcat -J line (a whole record, payload included) may be up to kMaxKcatLine.
 // Output is flushed after each record; the first failed write stops the run (output.hpp).
+// Kafka sources are read through kafka::PartitionReader; kcat -J lines are parsed by
+// kcat_json.hpp.
 #include <unistd.h>
 
 #include <array>
 #include <charconv>
 #include <chrono>
-#include <csignal>
+#include <cctype>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <cstdio>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,16 +30,21 @@
 
 #include "causal/eprint.hpp"
 #include "bounded_input.hpp"
+#include "clock_json.hpp"
+#include "kcat_json.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/excerpt.hpp"
+#include "causal/base64.hpp"
 #include "causal/codec.hpp"
+#include "causal/kafka/json_string.hpp"
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/offsets.hpp"
+#include "causal/kafka/partition_reader.hpp"
 #include "output.hpp"
-#include "tail_format.hpp"
-#include "causal/kafka/text.hpp"
+#include "stop_signal.hpp"
 #include "subcommands.hpp"
+#include "text_escape.hpp"
 
 namespace causal::cli {
 
@@ -84,42 +89,6 @@ struct Where {
 
 // ---- input encodings ---------------------------------------------------------------------
 
-// The value of a base64 character (standard and URL-safe alphabets), or -1.
-constexpr std::array<std::int8_t, 256> kBase64Values = [] {
-  std::array<std::int8_t, 256> t{};
-  t.fill(-1);
-  for (int i = 0; i < 26; ++i) {
-    t['A' + i] = static_cast<std::int8_t>(i);
-    t['a' + i] = static_cast<std::int8_t>(26 + i);
-  }
-  for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<std::int8_t>(52 + i);
-  t['+'] = t['-'] = 62;
-  t['/'] = t['_'] = 63;
-  return t;
-}();
-
-// Decodes `s` into `out` (replacing it); false when `s` is not base64 (padding optional).
-bool unbase64(std::string_view s, std::string& out) {
-  while (!s.empty() && s.back() == '=') s.remove_suffix(1);
-  if (s.size() % 4 == 1) return false;
-  out.resize(s.size() * 3 / 4);
-  char* o = out.data();
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char ch : s) {
-    const int v = kBase64Values[static_cast<unsigned char>(ch)];
-    if (v < 0) return false;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      *o++ = static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  out.resize(static_cast<std::size_t>(o - out.data()));
-  return true;
-}
-
 std::optional<std::string> unhex(std::string_view s) {
   std::string digits;
   for (char c : s) {
@@ -142,224 +111,6 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-// ---- kcat -J lines ----------------------------------------------------------------------
-//
-// kcat 1.7 writes header values as JSON strings holding the raw bytes: control bytes as
-// \u00XX (or \b \f \n \r \t), '"' and '\' escaped, every other byte — including bytes
-// >= 0x80 that are not UTF-8 — written as is. A strict JSON parser rejects such lines, so
-// this reader treats strings as byte strings: \u00XX gives byte XX, other \uXXXX give
-// their UTF-8 encoding, raw bytes are kept. (Piping kcat through jq first destroys the
-// binary values: jq replaces invalid UTF-8 with U+FFFD.)
-
-struct KcatRecord {
-  std::optional<std::string> topic;
-  std::optional<std::int64_t> partition;
-  std::optional<std::int64_t> offset;
-  std::vector<std::optional<std::string>> headers;  // name, value, name, value...
-  bool has_headers = false;
-};
-
-class KcatParser {
- public:
-  explicit KcatParser(std::string_view s) : s_(s) {}
-
-  std::expected<KcatRecord, std::string> record() {
-    KcatRecord rec;
-    ws();
-    if (!eat('{')) return fail("expected a JSON object");
-    ws();
-    if (eat('}')) return rec;
-    while (true) {
-      ws();
-      std::string key;
-      if (!string(key)) return fail("expected a field name");
-      ws();
-      if (!eat(':')) return fail("expected ':'");
-      ws();
-      if (key == "topic") {
-        std::string t;
-        if (!string(t)) return fail("\"topic\" is not a string");
-        rec.topic = t;
-      } else if (key == "partition" || key == "offset") {
-        std::int64_t v = 0;
-        if (!integer(v)) return fail(fmt::format("\"{}\" is not an integer", key));
-        (key == "partition" ? rec.partition : rec.offset) = v;
-      } else if (key == "headers") {
-        rec.has_headers = true;
-        if (!eat('[')) return fail("\"headers\" is not an array");
-        ws();
-        if (!eat(']')) {
-          while (true) {
-            ws();
-            if (literal("null")) {
-              rec.headers.emplace_back(std::nullopt);
-            } else {
-              std::string v;
-              if (!string(v)) return fail("a \"headers\" element is not a string or null");
-              rec.headers.emplace_back(std::move(v));
-            }
-            ws();
-            if (eat(']')) break;
-            if (!eat(',')) return fail("expected ',' or ']' in \"headers\"");
-          }
-        }
-        // kcat -J writes name, value pairs: an odd count is not its output (a name whose
-        // value went missing would otherwise be dropped unseen).
-        if (rec.headers.size() % 2 != 0) return fail("\"headers\" holds an odd number of elements (kcat -J writes name, value pairs)");
-      } else if (!skip_value()) {
-        return fail(fmt::format("cannot read the value of \"{}\"", key));
-      }
-      ws();
-      if (eat('}')) break;
-      if (!eat(',')) return fail("expected ',' or '}'");
-    }
-    ws();
-    if (i_ != s_.size()) return fail("text after the JSON object");
-    return rec;
-  }
-
- private:
-  std::unexpected<std::string> fail(std::string what) const {
-    return std::unexpected(fmt::format("{} at column {}", what, i_ + 1));
-  }
-  void ws() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r' || s_[i_] == '\n')) ++i_;
-  }
-  bool eat(char c) {
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  bool literal(std::string_view w) {
-    if (s_.substr(i_, w.size()) == w) {
-      i_ += w.size();
-      return true;
-    }
-    return false;
-  }
-  bool integer(std::int64_t& v) {
-    std::size_t start = i_;
-    if (i_ < s_.size() && s_[i_] == '-') ++i_;
-    while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-    if (i_ == start) return false;
-    try {
-      v = std::stoll(std::string(s_.substr(start, i_ - start)));
-    } catch (...) {
-      return false;
-    }
-    return true;
-  }
-  static void put_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-  bool hex4(std::uint32_t& v) {
-    if (i_ + 4 > s_.size()) return false;
-    v = 0;
-    for (int k = 0; k < 4; ++k) {
-      char c = s_[i_++];
-      int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-              : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
-                                                          : -1;
-      if (d < 0) return false;
-      v = v * 16 + static_cast<std::uint32_t>(d);
-    }
-    return true;
-  }
-  bool string(std::string& out) {
-    if (!eat('"')) return false;
-    while (i_ < s_.size()) {
-      char c = s_[i_++];
-      if (c == '"') return true;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (i_ >= s_.size()) return false;
-      char e = s_[i_++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': {
-          std::uint32_t cp = 0;
-          if (!hex4(cp)) return false;
-          if (cp < 0x100) {
-            out += static_cast<char>(cp);  // kcat's escape of one raw byte
-          } else if (cp >= 0xD800 && cp <= 0xDBFF && s_.substr(i_, 2) == "\\u") {
-            i_ += 2;
-            std::uint32_t lo = 0;
-            if (!hex4(lo) || lo < 0xDC00 || lo > 0xDFFF) return false;
-            put_utf8(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
-          } else {
-            put_utf8(out, cp);
-          }
-          break;
-        }
-        default: return false;
-      }
-    }
-    return false;
-  }
-  bool skip_value(int depth = 0) {
-    if (depth > 64) return false;
-    ws();
-    if (i_ >= s_.size()) return false;
-    char c = s_[i_];
-    if (c == '"') {
-      std::string ignored;
-      return string(ignored);
-    }
-    if (c == '{' || c == '[') {
-      char close = c == '{' ? '}' : ']';
-      ++i_;
-      ws();
-      if (eat(close)) return true;
-      while (true) {
-        ws();
-        if (c == '{') {
-          std::string k;
-          if (!string(k)) return false;
-          ws();
-          if (!eat(':')) return false;
-        }
-        if (!skip_value(depth + 1)) return false;
-        ws();
-        if (eat(close)) return true;
-        if (!eat(',')) return false;
-      }
-    }
-    if (literal("null") || literal("true") || literal("false")) return true;
-    std::size_t start = i_;
-    while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || std::strchr("+-.eE", s_[i_]))) ++i_;
-    return i_ > start;
-  }
-
-  std::string_view s_;
-  std::size_t i_ = 0;
-};
-
 // ---- output -----------------------------------------------------------------------------
 
 // Records are built whole in a buffer and written in large pieces: at 64 KiB, at flush()
@@ -367,7 +118,7 @@ class KcatParser {
 // pipe still sees each record as soon as it is decoded — and at finish(). Only whole
 // records are ever written. The jsonl/json object is written directly (no json value),
 // byte for byte what nlohmann's dump() of it gave: keys in sorted order, the clock's three
-// members from JsonNames (tail_format.hpp).
+// members from JsonNames (clock_json.hpp).
 class Printer {
  public:
   Printer(const DecodeOptions& o, Names& names) : o_(o), names_(names), json_names_(names) {
@@ -547,7 +298,7 @@ Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
     }
     if (o.kcat) {
       if (trim(line).empty()) continue;
-      auto rec = KcatParser(line).record();
+      auto rec = parse_kcat_line(line);
       if (!rec) return std::unexpected(usage_error(fmt::format("line {}: not kcat -J output: {}", n, rec.error())));
       // kcat -J writes every record's topic, partition and offset: an object without them is
       // something else, refused rather than printed as a record without a header.
@@ -583,7 +334,7 @@ Outcome from_stdin(const DecodeOptions& o, Names& names, Printer& out) {
       ok = b.has_value();
       if (ok) bytes = std::move(*b);
     } else {
-      ok = unbase64(t, bytes);
+      ok = base64_decode_into(t, bytes, Base64Alphabet::standard_or_url) == kBase64Decoded;
     }
     if (!ok) {
       return std::unexpected(bad_header(w, o.input == Input::hex ? "not hex (--input hex)" : "not base64 (--input base64)"));
@@ -635,25 +386,22 @@ std::expected<KafkaSource, Error> parse_source(const std::string& text) {
   return s;
 }
 
-volatile std::sig_atomic_t g_stop = 0;
-
 Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names, Printer& out) {
   // librdkafka's log goes to `log`, quoted in errors, never raw to stderr (causal(1)).
   kafka::ClientLog log;
-  auto made = kafka::make_client(RD_KAFKA_CONSUMER, o.kafka,
-                                 {{"isolation.level", "read_committed"},
-                                  {"enable.partition.eof", "true"},
-                                  {"enable.auto.commit", "false"},
-                                  {"auto.offset.reset", "error"},
-                                  {"group.id", "causal-decode"},
-                                  {"fetch.wait.max.ms", "100"}},
-                                 log);
-  if (!made) return std::unexpected(made.error());
-  kafka::HandlePtr rk = std::move(*made);
+  auto reader = kafka::PartitionReader::open(o.kafka,
+                                             {{"isolation.level", "read_committed"},
+                                              {"enable.partition.eof", "true"},
+                                              {"enable.auto.commit", "false"},
+                                              {"auto.offset.reset", "error"},
+                                              {"group.id", "causal-decode"},
+                                              {"fetch.wait.max.ms", "100"}},
+                                             log, std::chrono::milliseconds(200));
+  if (!reader) return std::unexpected(reader.error());
   std::string where = fmt::format("{}/{}", src.topic, src.partition);
   // An unknown topic or partition is said at once, not after waiting out --timeout-ms for a
   // record that cannot come.
-  auto count = kafka::partition_count(rk.get(), src.topic, std::chrono::milliseconds(o.timeout_ms),
+  auto count = kafka::partition_count(reader->handle(), src.topic, std::chrono::milliseconds(o.timeout_ms),
                                       kafka::brokers_in_effect(o.kafka));
   if (!count) return std::unexpected(runtime_error(log.with_cause(count.error().message)));
   if (src.partition >= *count) {
@@ -714,110 +462,106 @@ Outcome from_kafka(const DecodeOptions& o, const KafkaSource& src, Names& names,
     }
     first = span.lso;
   }
-  kafka::ListPtr parts(rd_kafka_topic_partition_list_new(1));
-  rd_kafka_topic_partition_list_add(parts.get(), src.topic.c_str(), src.partition)->offset = first;
-  if (auto e = rd_kafka_assign(rk.get(), parts.get()); e) {
-    return std::unexpected(runtime_error(fmt::format("{}: cannot assign: {}", where, rd_kafka_err2str(e))));
+  // [first, last]: the range's records, or to the log's end (A..). Records below src.first
+  // (read from a listed offset below it) are skipped.
+  if (auto r = reader->assign({kafka::PartitionRange{
+          src.topic, src.partition, first, src.last ? std::optional<Offset>(*src.last + 1) : std::nullopt}});
+      !r) {
+    return std::unexpected(runtime_error(fmt::format("{}: cannot assign: {}", where, r.error())));
   }
-  Outcome result;
-  // The verdict taken from the listed offsets, given where the read ends: true when there
-  // was one.
-  const auto offsets_verdict = [&] {
-    if (at_end_error) result = std::unexpected(*at_end_error);
-    else if (at_end_note) eprint("{}", *at_end_note);
-    return at_end_error || at_end_note;
-  };
-  Clock clock;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms);
-  bool seen_any = false;
-  while (!g_stop && !output::failed()) {  // a failed write stops the run (output.hpp)
-    if (std::chrono::steady_clock::now() > deadline) {
-      result = std::unexpected(runtime_error(log.with_cause(fmt::format(
-          "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout-ms raises the wait)", where,
-          seen_any ? "end of the range" : "record", o.timeout_ms, kafka::brokers_in_effect(o.kafka),
-          kafka::brokers_in_effect(o.kafka)))));
-      break;
+  struct Read : kafka::ReadHandler {
+    const DecodeOptions& o;
+    const KafkaSource& src;
+    const std::string& where;
+    const std::string& held_back;
+    std::optional<std::string>& at_end_note;
+    std::optional<Error>& at_end_error;
+    Names& names;
+    Printer& out;
+    Outcome result{};
+    bool seen_any = false;
+    Clock clock{};
+
+    // The verdict taken from the listed offsets, given where the read ends: true when there
+    // was one.
+    bool offsets_verdict() {
+      if (at_end_error) result = std::unexpected(*at_end_error);
+      else if (at_end_note) eprint("{}", *at_end_note);
+      return at_end_error || at_end_note;
     }
-    out.flush();  // each record is shown before the next wait on Kafka
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 200);
-    if (!m) continue;
-    kafka::MessagePtr msg(m);
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      if (offsets_verdict()) break;
-      if (!src.range) {
-        result = std::unexpected(runtime_error(fmt::format(
-            "{}@{}: no business record at that offset (the partition ends at {}; markers and aborted records are not "
-            "business records)",
-            where, src.first, m->offset)));
-      } else if (src.last && m->offset <= *src.last) {
-        eprint("causal decode: {} ends at {}, before the end of the range {}{}\n", where, m->offset,
-                   *src.last, held_back);
-      } else if (!src.last && !held_back.empty()) {
-        eprint("causal decode: {} ends at {}{}\n", where, m->offset, held_back);  // A.. read to its end
+    bool keep_going() {
+      if (g_stop || output::failed()) return false;  // a failed write stops the run (output.hpp)
+      out.flush();  // each record is shown before the next wait on Kafka
+      return true;
+    }
+    kafka::Step end(std::size_t, const kafka::RangeEnd& e) {
+      if (e.kind == kafka::RangeEnd::Kind::log_end) {
+        if (offsets_verdict()) return kafka::Step::stop;
+        if (!src.range) {
+          result = std::unexpected(runtime_error(fmt::format(
+              "{}@{}: no business record at that offset (the partition ends at {}; markers and aborted records are "
+              "not business records)",
+              where, src.first, e.at)));
+        } else if (src.last && e.at <= *src.last) {
+          eprint("causal decode: {} ends at {}, before the end of the range {}{}\n", where, e.at, *src.last,
+                 held_back);
+        } else if (!src.last && !held_back.empty()) {
+          eprint("causal decode: {} ends at {}{}\n", where, e.at, held_back);  // A.. read to its end
+        }
+      } else if (e.kind == kafka::RangeEnd::Kind::past_range) {
+        if (!offsets_verdict() && !src.range) {
+          result = std::unexpected(runtime_error(fmt::format(
+              "{}@{}: no business record at that offset (the next one is at {}; a transaction marker, an aborted "
+              "record, or a record compaction removed)",
+              where, src.first, e.at)));
+        }
       }
-      break;
+      return kafka::Step::stop;
     }
-    // librdkafka looks up the coordinator of decode's group, which decode never joins and
-    // never commits to: a refusal of that lookup (no Describe on the group) is no failure.
-    if (m->err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED && !m->rkt) continue;
-    if (m->err) {
+    kafka::Step error(const kafka::ReadError& e) {
       // A fetch refused needs Read on the topic.
-      auto no = kafka::denied(m->err, "Read", "topic", src.topic);
-      result = std::unexpected(runtime_error(no ? *no
-                                                : fmt::format("{}: {} (broker {})", where, rd_kafka_message_errstr(m),
-                                                              kafka::brokers_in_effect(o.kafka))));
-      break;
+      auto no = kafka::denied(e.code, "Read", "topic", src.topic);
+      result = std::unexpected(runtime_error(
+          no ? *no : fmt::format("{}: {} (broker {})", where, e.text, kafka::brokers_in_effect(o.kafka))));
+      return kafka::Step::stop;
     }
-    seen_any = true;
-    if (m->offset < src.first) continue;
-    if (src.last && m->offset > *src.last) {
-      if (!offsets_verdict() && !src.range) {
-        result = std::unexpected(runtime_error(fmt::format(
-            "{}@{}: no business record at that offset (the next one is at {}; a transaction marker, an aborted "
-            "record, or a record compaction removed)",
-            where, src.first, m->offset)));
+    kafka::Step record(std::size_t, const kafka::ReadRecord& r) {
+      seen_any = true;
+      if (r.offset() < src.first) return kafka::Step::more;
+      // A record to decode: the offsets moved since they were asked (a transaction ended), and
+      // a verdict taken from them no longer holds.
+      at_end_note.reset();
+      at_end_error.reset();
+      Where w;
+      w.topic = src.topic;
+      w.partition = src.partition;
+      w.offset = r.offset();
+      const kafka::ClockHeaders h = r.clock_headers();
+      if (h.count > 1) {
+        result = std::unexpected(bad_header(w, fmt::format("the record has {} causal.clock headers", h.count)));
+        return kafka::Step::stop;
       }
-      break;
-    }
-    // A record to decode: the offsets moved since they were asked (a transaction ended), and
-    // a verdict taken from them no longer holds.
-    at_end_note.reset();
-    at_end_error.reset();
-    Where w;
-    w.topic = src.topic;
-    w.partition = src.partition;
-    w.offset = m->offset;
-    rd_kafka_headers_t* hdrs = nullptr;
-    const void* value = nullptr;
-    std::size_t size = 0;
-    int found = 0;
-    if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-      const void* v = nullptr;
-      std::size_t sz = 0;
-      for (std::size_t idx = 0;
-           rd_kafka_header_get(hdrs, idx, std::string(kClockHeader).c_str(), &v, &sz) == RD_KAFKA_RESP_ERR_NO_ERROR; ++idx) {
-        ++found;
-        value = v;
-        size = sz;
+      if (h.count == 0) {
+        out.record(w, nullptr, 0);
+      } else if (!h.value) {
+        result = std::unexpected(bad_header(w, "the header value is null"));
+        return kafka::Step::stop;
+      } else if (auto d = decode_one(w, std::string_view(static_cast<const char*>(h.value), h.size), names, clock, out);
+                 !d) {
+        result = d;
+        return kafka::Step::stop;
       }
+      return kafka::Step::more;
     }
-    if (found > 1) {
-      result = std::unexpected(bad_header(w, fmt::format("the record has {} causal.clock headers", found)));
-      break;
-    }
-    if (found == 0) {
-      out.record(w, nullptr, 0);
-    } else if (!value) {
-      result = std::unexpected(bad_header(w, "the header value is null"));
-      break;
-    } else if (auto r = decode_one(w, std::string_view(static_cast<const char*>(value), size), names, clock, out); !r) {
-      result = r;
-      break;
-    }
-    if (src.last && m->offset >= *src.last) break;
+  } read{{}, o, src, where, held_back, at_end_note, at_end_error, names, out};
+  const auto end = reader->read(std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms), read);
+  if (end == kafka::ReadEnd::timed_out) {
+    read.result = std::unexpected(runtime_error(log.with_cause(fmt::format(
+        "{}: no {} within {} ms from {} (is the broker at {} reachable? --timeout-ms raises the wait)", where,
+        read.seen_any ? "end of the range" : "record", o.timeout_ms, kafka::brokers_in_effect(o.kafka),
+        kafka::brokers_in_effect(o.kafka)))));
   }
-  rd_kafka_consumer_close(rk.get());
-  return result;
+  return read.result;
 }
 
 Outcome run_decode(const DecodeOptions& o) {
@@ -841,7 +585,7 @@ Outcome run_decode(const DecodeOptions& o) {
   if (sources.empty()) {
     r = from_stdin(o, names, out);
   } else {
-    std::signal(SIGINT, [](int) { g_stop = 1; });
+    stop_on_sigint();
     for (const auto& s : sources) {
       r = from_kafka(o, s, names, out);
       if (!r || output::failed()) break;

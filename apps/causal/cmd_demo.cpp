@@ -22,7 +22,7 @@
 #include "causal/kafka/producer_host.hpp"
 #include "output.hpp"
 #include "subcommands.hpp"
-#include "tail_format.hpp"
+#include "record_writer.hpp"
 
 namespace causal::cli {
 

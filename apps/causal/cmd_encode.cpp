@@ -30,10 +30,10 @@
 
 #include "causal/eprint.hpp"
 #include "causal/excerpt.hpp"
+#include "causal/base64.hpp"
 #include "causal/codec.hpp"
 #include "output.hpp"
 #include "bounded_input.hpp"
-#include "causal/kafka/text.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
@@ -52,25 +52,6 @@ struct EncodeOptions {
   InputForm input = InputForm::any;
   Output output = Output::base64;
 };
-
-std::string base64(std::span<const std::byte> b) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(b[k]); };
-  for (; i + 3 <= b.size(); i += 3) {
-    std::uint32_t v = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
-    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
-  }
-  if (std::size_t rest = b.size() - i; rest > 0) {
-    std::uint32_t v = (at(i) << 16) | (rest == 2 ? at(i + 1) << 8 : 0);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 std::string hex(std::span<const std::byte> b) {
   std::string out;
@@ -169,7 +150,7 @@ Outcome emit(const Clock& clock, const Names& names, Output output) {
   // write once, at the end (output.hpp); the loop in run_encode stops at it.
   std::string text;
   switch (output) {
-    case Output::base64: text = base64(bytes) + "\n"; break;
+    case Output::base64: text = base64(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())) + "\n"; break;
     case Output::hex: text = hex(bytes) + "\n"; break;
     case Output::raw: text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size()); break;
   }

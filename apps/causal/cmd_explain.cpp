@@ -42,14 +42,12 @@
 #include "causal/resolution_state.hpp"
 #include "causal/shell_word.hpp"
 #include "causal/snapshot.hpp"
+#include "stop_signal.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {
 
 namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
 
 struct ExplainOptions {
   kafka::ConnectionOptions conn;
@@ -367,10 +365,10 @@ Outcome explain_group(const ExplainOptions& o) {
   for (const auto& n : notes) eprint("causal explain: {}\n", n);
 
   Progress progress(show_progress(), names, left_out);
-  std::signal(SIGINT, on_signal);
+  stop_on_sigint();
   auto host = kafka::replay_to_lso(co, names, &progress, std::chrono::milliseconds(o.replay_timeout_ms), &g_stop);
   progress.done();
-  std::signal(SIGINT, SIG_DFL);
+  default_sigint();
   if (!host) return std::unexpected(host.error());
   if (g_stop) return std::unexpected(runtime_error("interrupted before the replay reached the last stable offset"));
   const Gate& gate = (*host)->gate();

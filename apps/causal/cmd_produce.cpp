@@ -16,9 +16,11 @@
 #include "causal/excerpt.hpp"
 #include "causal/codec.hpp"
 #include "causal/kafka/producer_host.hpp"
-#include "causal/kafka/text.hpp"
+#include "causal/base64.hpp"
+#include "causal/kafka/json_string.hpp"
+#include "stop_signal.hpp"
 #include "subcommands.hpp"
-#include "tail_format.hpp"
+#include "text_escape.hpp"
 
 namespace causal::cli {
 
@@ -117,9 +119,13 @@ std::expected<std::optional<std::string>, std::string> bytes_field(const nlohman
   std::string s = j[field].get<std::string>();
   if (j.contains(enc_field)) {
     if (j[enc_field] != "base64") return std::unexpected(fmt::format("\"{}\" must be \"base64\"", enc_field));
-    auto b = kafka::unbase64(s);
-    if (!b) return std::unexpected(fmt::format("\"{}\": {}", field, b.error()));
-    return std::optional<std::string>{std::move(*b)};
+    std::string b;
+    if (const std::size_t bad = base64_decode_into(s, b); bad != kBase64Decoded) {
+      return std::unexpected(fmt::format("\"{}\": {}", field,
+                                         bad < s.size() ? "invalid base64 character at position " + std::to_string(bad)
+                                                        : std::string("truncated base64 (length leaves 6 stray bits)")));
+    }
+    return std::optional<std::string>{std::move(b)};
   }
   return std::optional<std::string>{std::move(s)};
 }

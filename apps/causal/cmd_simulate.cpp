@@ -17,8 +17,7 @@
 #include "causal/sim/explore.hpp"
 #include "causal/sim/scenarios.hpp"
 #include "causal/sim/sweep.hpp"
-#include "tail_format.hpp"  // g_stop, install_stop_signals
-#include "causal/kafka/text.hpp"
+#include "stop_signal.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {

@@ -1,6 +1,6 @@
 // causal tail: consume topics through the delivery gate and print records in delivery order.
 // Option parsing lives here; the consumer loop is in lib/kafka (ConsumerHost) and the output
-// in tail_format.cpp. man/causal-tail.1 documents options, output fields and exit codes.
+// in record_writer.cpp. man/causal-tail.1 documents options, output fields and exit codes.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,7 +11,8 @@
 #include "causal/eprint.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "subcommands.hpp"
-#include "tail_format.hpp"
+#include "record_writer.hpp"
+#include "stop_signal.hpp"
 
 namespace causal::cli {
 

@@ -15,7 +15,7 @@
 
 #include <fmt/core.h>
 
-#include "base64.hpp"
+#include "causal/base64.hpp"
 #include "causal/codec.hpp"
 #include "varint.hpp"
 
@@ -166,7 +166,7 @@ std::expected<CommittedState, Error> decode_committed_state(std::string_view tex
     return bad(fmt::format("does not start with '{}' or '{}'; not written by causal (or by a newer version)", kPrefix,
                            kPrefix2));
   }
-  auto bin = wire::base64_decode(text.substr(kPrefix.size()));
+  auto bin = base64_decode_canonical(text.substr(kPrefix.size()));
   if (!bin) return bad(fmt::format("the text after '{}' is not canonical padded base64", v2 ? kPrefix2 : kPrefix));
   const auto* b = reinterpret_cast<const std::byte*>(bin->data());
   wire::Reader r(b, b + bin->size());
@@ -200,13 +200,13 @@ std::string encode_committed_state(std::span<const ResolutionEntry> entries, con
   std::vector<std::byte> bin = encode_state(entries, names);
   if (custody.empty()) {
     return std::string(kPrefix) +
-           wire::base64_encode(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
+           base64(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
   }
   Clock k = custody;
   k.origin.reset();
   encode(k, names, bin);
   return std::string(kPrefix2) +
-         wire::base64_encode(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
+         base64(std::string_view(reinterpret_cast<const char*>(bin.data()), bin.size()));
 }
 
 }  // namespace causal

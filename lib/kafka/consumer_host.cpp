@@ -1,138 +1,25 @@
-#include "causal/excerpt.hpp"
+// The consumer host: opening (channels, start positions, baselines), polling into the gate,
+// and "caught up" (consumer_host.hpp). Its other parts: start_rules.cpp, baselines.cpp,
+// log_restarts.cpp, lookups.cpp, hold_budget.cpp, group_membership.cpp.
 #include "causal/kafka/consumer_host.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
-#include <mutex>
 #include <random>
 #include <set>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/core.h>
 
+#include "causal/excerpt.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/reachability.hpp"
-#include "causal/kafka/text.hpp"
 #include "consumer_host_impl.hpp"
 #include "list_offsets.hpp"
 
 namespace causal::kafka {
-
-// --- parsing -------------------------------------------------------------------------
-
-std::expected<StartPosition, Error> parse_start_position(std::string_view text) {
-  using K = StartPosition::Kind;
-  if (text == "beginning" || text == "earliest" || text == "start") return StartPosition{K::beginning, 0};
-  if (text == "end" || text == "latest") return StartPosition{K::end, 0};
-  if (text == "lso" || text == "stable") return StartPosition{K::lso, 0};
-  if (text == "committed") return StartPosition{K::committed, 0};
-  bool neg = !text.empty() && text.front() == '-';
-  std::string_view digits = neg ? text.substr(1) : text;
-  Offset v = 0;
-  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v < 0) {
-    return std::unexpected(usage_error(fmt::format(
-        "--from {}: expected beginning, end, lso, committed, an offset, or -N (N records before the end)",
-        quoted_excerpt(text))));
-  }
-  return neg ? StartPosition{K::from_end, v} : StartPosition{K::offset, v};
-}
-
-std::string to_string(const StartPosition& p) {
-  using K = StartPosition::Kind;
-  switch (p.kind) {
-    case K::beginning: return "beginning";
-    case K::end: return "end";
-    case K::lso: return "lso";
-    case K::committed: return "committed";
-    case K::offset: return std::to_string(p.value);
-    case K::from_end: return "-" + std::to_string(p.value);
-  }
-  return "?";
-}
-
-std::expected<Selector, Error> parse_selector(std::string_view text) {
-  auto slash = text.rfind('/');
-  Selector s;
-  if (slash == std::string_view::npos) {
-    s.topic = std::string(text);
-  } else {
-    auto ch = parse_channel(text);
-    if (!ch) return std::unexpected(usage_error(ch.error().message));
-    s.topic = ch->first;
-    s.partition = ch->second;
-  }
-  if (!valid_topic_name(s.topic)) {
-    return std::unexpected(usage_error(
-        invalid_topic_text(s.topic)));
-  }
-  return s;
-}
-
-std::expected<StartRule, Error> parse_start_rule(std::string_view text) {
-  StartRule rule;
-  auto sep = text.find_first_of("=@");
-  std::string_view pos = text;
-  if (sep != std::string_view::npos) {
-    auto sel = parse_selector(text.substr(0, sep));
-    if (!sel) return std::unexpected(sel.error());
-    rule.scope = *sel;
-    pos = text.substr(sep + 1);
-  }
-  auto p = parse_start_position(pos);
-  if (!p) return std::unexpected(p.error());
-  rule.position = *p;
-  return rule;
-}
-
-std::expected<void, Error> check_start_rules(
-    const std::vector<StartRule>& rules,
-    const std::function<bool(const std::string& topic, std::optional<std::int32_t> partition)>& reads) {
-  auto scope_text = [](const std::optional<Selector>& s) {
-    if (!s) return std::string("every channel");
-    return s->partition ? fmt::format("{}/{}", s->topic, *s->partition) : s->topic;
-  };
-  // Scope -> the first rule given for it (partition -1: a whole topic; "" topic: unscoped).
-  std::map<std::pair<std::string, std::int32_t>, std::size_t> seen;
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    const auto& r = rules[i];
-    std::pair<std::string, std::int32_t> key{r.scope ? r.scope->topic : std::string(),
-                                             r.scope ? r.scope->partition.value_or(-1) : -1};
-    if (auto [it, fresh] = seen.emplace(std::move(key), i); !fresh) {
-      return std::unexpected(usage_error(fmt::format("--from: {} is given two start positions ({} and {}); give one",
-                                                     scope_text(r.scope), to_string(rules[it->second].position),
-                                                     to_string(r.position))));
-    }
-    if (r.scope && !reads(r.scope->topic, r.scope->partition)) {
-      return std::unexpected(usage_error(fmt::format("--from {}={}: {} is not among the channels read",
-                                                     scope_text(r.scope), to_string(r.position),
-                                                     scope_text(r.scope))));
-    }
-  }
-  return {};
-}
-
-StartPosition start_for(const ConsumerOptions& o, const std::string& topic, std::int32_t partition) {
-  StartPosition best = o.default_start;
-  int best_rank = 0;
-  for (const auto& r : o.start) {
-    int rank = 1;
-    if (r.scope) {
-      if (r.scope->topic != topic) continue;
-      if (r.scope->partition && *r.scope->partition != partition) continue;
-      rank = r.scope->partition ? 3 : 2;
-    }
-    if (rank >= best_rank) {
-      best = r.position;
-      best_rank = rank;
-    }
-  }
-  return best;
-}
 
 std::vector<std::pair<std::string, std::string>> consumer_defaults(const ConsumerOptions& opts,
                                                                     const std::string& group) {
@@ -163,167 +50,9 @@ namespace {
 // How long poll() waits to fill a batch it has started (see there).
 constexpr std::chrono::milliseconds kBatchTopUp{1};
 
-std::int64_t now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
-ClockHeader find_clock_header(rd_kafka_message_t* msg) {
-  ClockHeader h;
-  rd_kafka_headers_t* hdrs = nullptr;
-  if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR || !hdrs) return h;
-  const void* v = nullptr;
-  size_t sz = 0;
-  static const std::string name(kClockHeader);
-  if (rd_kafka_header_get(hdrs, 0, name.c_str(), &v, &sz) != RD_KAFKA_RESP_ERR_NO_ERROR) return h;
-  h.present = true;
-  h.data = v;
-  h.size = v ? sz : 0;
-  h.null_value = v == nullptr;
-  const void* v2 = nullptr;
-  size_t sz2 = 0;
-  h.duplicated = rd_kafka_header_get(hdrs, 1, name.c_str(), &v2, &sz2) == RD_KAFKA_RESP_ERR_NO_ERROR;
-  return h;
-}
-
-std::expected<int, Error> partition_count(rd_kafka_t* rk, const std::string& topic,
-                                          std::chrono::milliseconds timeout, std::string_view brokers) {
-  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
-  if (!rkt) return std::unexpected(runtime_error(fmt::format("topic {}: cannot create a handle", quoted_excerpt(topic))));
-  const rd_kafka_metadata_t* md = nullptr;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  rd_kafka_resp_err_t err;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    err = rd_kafka_metadata(rk, 0, rkt, &md, static_cast<int>(std::max<std::int64_t>(left.count(), 1)));
-    // A fresh cluster may briefly answer LEADER_NOT_AVAILABLE for a new topic: retry.
-    if (err == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1 &&
-        md->topics[0].err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE && std::chrono::steady_clock::now() < deadline) {
-      rd_kafka_metadata_destroy(md);
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      continue;
-    }
-    break;
-  }
-  rd_kafka_topic_destroy(rkt);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return std::unexpected(runtime_error(fmt::format(
-        "cannot reach the Kafka brokers at {} (metadata for topic {} within {} ms: {}); {}", brokers,
-        quoted_excerpt(topic), timeout.count(), rd_kafka_err2str(err), check_brokers_after(timeout))));
-  }
-  std::unique_ptr<const rd_kafka_metadata_t, void (*)(const rd_kafka_metadata_t*)> hold(md,
-                                                                                          rd_kafka_metadata_destroy);
-  if (md->topic_cnt != 1) return std::unexpected(runtime_error(fmt::format("topic {}: no metadata", quoted_excerpt(topic))));
-  const auto& t = md->topics[0];
-  if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt == 0)) {
-    return std::unexpected(runtime_error(
-        fmt::format("unknown topic {} on {}: check the name or create the topic", quoted_excerpt(topic), brokers)));
-  }
-  if (auto no = denied(t.err, "Describe", "topic", topic)) return std::unexpected(runtime_error(*no));
-  if (t.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return std::unexpected(
-        runtime_error(fmt::format("topic {} on {}: {}", quoted_excerpt(topic), brokers, rd_kafka_err2str(t.err))));
-  }
-  return t.partition_cnt;
-}
-
 // --- the host --------------------------------------------------------------------------
-
-std::expected<Offset, Error> ConsumerHost::Impl::high_watermark(const std::string& topic, std::int32_t partition) {
-  ListPtr l{rd_kafka_topic_partition_list_new(1)};
-  rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), partition)->offset = RD_KAFKA_OFFSET_END;
-  if (auto ok = list_offsets_or_error(rk.get(), l.get(), Isolation::read_uncommitted,
-                                      static_cast<int>(opts.connect_timeout.count()), brokers);
-      !ok) {
-    return std::unexpected(ok.error());
-  }
-  return l->elems[0].offset;
-}
-
-std::expected<Offset, Error> ConsumerHost::Impl::baseline_for(const std::string& topic, std::int32_t partition,
-                                                              const StartPosition& from,
-                                                              const rd_kafka_topic_partition_t* committed,
-                                                              Offset low, Offset lso,
-                                                              std::optional<Offset> high) {
-  using K = StartPosition::Kind;
-  auto high_wm = [&]() -> std::expected<Offset, Error> {
-    if (high) return *high;
-    return high_watermark(topic, partition);
-  };
-  HostObserver* observer = host->observer_;
-  switch (from.kind) {
-    case K::beginning: return low;
-    case K::lso: return lso;
-    case K::end: return high_wm();
-    case K::from_end: {
-      auto h = high_wm();
-      if (!h) return std::unexpected(h.error());
-      return std::max<Offset>(low, *h - from.value);
-    }
-    case K::offset: {
-      auto h = high_wm();
-      if (!h) return std::unexpected(h.error());
-      Offset baseline = std::clamp<Offset>(from.value, low, std::max<Offset>(low, *h));
-      if (baseline != from.value && observer) {
-        observer->note(fmt::format("{}/{}: offset {} is outside [{}, {}]; starting at {}", topic, partition,
-                                   from.value, low, *h, baseline));
-      }
-      return baseline;
-    }
-    case K::committed: {
-      const std::string group = opts.group.value_or("");
-      if (committed && committed->err) {
-        return std::unexpected(runtime_error(fmt::format("group {}: committed offset of {}/{}: {}", quoted_excerpt(group), topic,
-                                                         partition, rd_kafka_err2str(committed->err))));
-      }
-      if (committed && committed->offset >= 0) {
-        if (const std::string other = commit_of_other_log(*committed); !other.empty()) {
-          if (observer) {
-            observer->note(fmt::format("{}/{}: group {}'s committed offset {} {}; starting at the log start {}, "
-                                       "without the commit's resolution state",
-                                       topic, partition, quoted_excerpt(group), committed->offset, other, low));
-          }
-          return low;
-        }
-      }
-      if (committed && committed->offset >= 0 && committed->offset < low) {
-        // Retention or DeleteRecords passed the commit: the records between are gone, and the
-        // read skips them; said, as --commit's member says it (group_membership.cpp).
-        if (observer) {
-          observer->note(fmt::format("{}/{}: the committed offset {} is below the log start {} (records deleted: "
-                                     "retention or DeleteRecords); starting at the log start, without the commit's "
-                                     "resolution state",
-                                     topic, partition, committed->offset, low));
-        }
-        return low;
-      }
-      if (committed && committed->offset >= 0 && committed->offset <= lso) return committed->offset;
-      if (committed && committed->offset >= 0) {
-        // Past the LSO: within the log up to the high watermark (a commit another tool made
-        // while a transaction was open); past it, the commit belongs to a log that is gone
-        // (see begin_generation) and the read starts at the log start, as without one.
-        auto h = high_wm();
-        if (!h) return std::unexpected(h.error());
-        if (committed->offset <= *h) return committed->offset;
-        if (observer) {
-          observer->note(fmt::format("{}/{}: group {}'s committed offset {} is past the log end {} (the topic "
-                                     "re-created, or its log truncated?); starting at the log start {}",
-                                     topic, partition, quoted_excerpt(group), committed->offset, *h, low));
-        }
-        return low;
-      }
-      if (observer) {
-        observer->note(fmt::format("{}/{}: group {} has no committed offset; starting at the log start {}", topic,
-                                   partition, quoted_excerpt(group), low));
-      }
-      return low;
-    }
-  }
-  return low;
-}
 
 ConsumerHost::ConsumerHost(Names& names, HostObserver* observer)
     : names_(names), observer_(observer), impl_(std::make_unique<Impl>()) {
@@ -362,7 +91,7 @@ ConsumerHost::~ConsumerHost() {
       }
     }
   }
-  if (impl_->lookup_rk) rd_kafka_consumer_close(impl_->lookup_rk.get());
+  impl_->lookup_reader.reset();  // closes its consumer
   if (impl_->rk && !impl_->member) {
     if (impl_->queue) {
       rd_kafka_queue_destroy(impl_->queue);
@@ -741,120 +470,6 @@ void ConsumerHost::Impl::note_unread_partitions(const Clock& clock) {
   for (const auto& s : clock.seqs()) check(s.channel);
 }
 
-std::expected<void, Error> ConsumerHost::Impl::check_partition_gone() {
-  std::string gone = log.partition_gone();
-  if (gone.empty()) return {};
-  // librdkafka's "TOPIC [P]: ..." in the topic/partition form every message uses.
-  if (auto open = gone.find(" ["), close = gone.find("]: "); open != std::string::npos && close != std::string::npos &&
-                                                               open < close) {
-    const std::string topic = gone.substr(0, open);
-    for (ChannelId c : position_channels) {  // every channel read (a member's: this generation's)
-      if (host->names_.channel_topic(c) == topic) ch(c).log_replaced = true;
-    }
-    gone = topic + "/" + gone.substr(open + 2, close - open - 2) + gone.substr(close + 1);
-  }
-  return std::unexpected(runtime_error(
-      fmt::format("a partition read no longer exists on the brokers at {} (its topic deleted?): {}{}", brokers, gone,
-                  member ? "; nothing more is committed for its topic" : "")));
-}
-
-std::expected<void, Error> ConsumerHost::Impl::watch_topics(const std::vector<std::string>& topics, bool wait) {
-  TopicIds unknown;
-  for (const auto& t : topics) unknown[t] = "";
-  topic_ids = TopicIdWatch(rk.get(), std::move(unknown), std::chrono::seconds(1));
-  if (!wait) return {};
-  // Where a start position depends on the IDs (a commit of an earlier topic of the same name
-  // is not resumed from), their first answer is waited for. No answer (a cluster that does
-  // not serve DescribeTopics, such as librdkafka's mock cluster, or one slow to answer): the
-  // watch goes on asking, and a commit is checked only once its topic's ID is known.
-  return topic_ids.await_first(opts.connect_timeout);
-}
-
-std::expected<void, Error> ConsumerHost::Impl::check_topic_ids() {
-  for (const auto& c : topic_ids.poll()) {
-    std::string partitions;
-    for (ChannelId ch_id : position_channels) {  // every channel read (a member's: this generation's)
-      if (host->names_.channel_topic(ch_id) != c.topic) continue;
-      ch(ch_id).log_replaced = true;
-      partitions += (partitions.empty() ? "" : ", ") + host->names_.channel_text(ch_id);
-    }
-    if (log_restart) continue;
-    const std::string which = partitions.empty() ? std::string("none of its partitions was assigned")
-                                                 : "its partitions read: " + partitions;
-    const std::string commits = member ? "; nothing more is committed for its topic" : "";
-    if (c.now.empty()) {
-      log_restart = runtime_error(fmt::format(
-          "a partition read no longer exists on the brokers at {} (its topic deleted?): topic {} (topic ID {}) is no "
-          "longer in the cluster ({}){}",
-          brokers, quoted_excerpt(c.topic), c.was, which, commits));
-    } else {
-      log_restart = runtime_error(fmt::format(
-          "topic {} was deleted and re-created: its topic ID is {}, not {} as when this consumer started ({}); "
-          "stopping, since the new log's records below the positions reached would be taken for records already "
-          "delivered and dropped{}",
-          quoted_excerpt(c.topic), c.now, c.was, which, commits));
-    }
-  }
-  if (log_restart) return std::unexpected(*log_restart);
-  return {};
-}
-
-std::expected<void, Error> ConsumerHost::Impl::out_of_range(rd_kafka_message_t* m) {
-  const ChannelId c = channel_of(m);
-  auto& st = ch(c);
-  if (!st.assigned || st.failed || st.log_replaced) return {};
-  const std::string topic = rd_kafka_topic_name(m->rkt);
-  const Offset at = m->offset;
-  // A logical offset (RD_KAFKA_OFFSET_INVALID): no position was reached. A member's partition
-  // assigned before its baseline was known (generation_pending: the committed offsets could
-  // not be read) had no commit for librdkafka to start from, and librdkafka stopped it. The
-  // report can come after the rewind sought the partition to its baseline: it is sought again
-  // to where this host reads next, asynchronously.
-  if (at < 0) {
-    ListPtr l(rd_kafka_topic_partition_list_new(1));
-    rd_kafka_topic_partition_list_add(l.get(), rd_kafka_topic_name(m->rkt), m->partition)->offset =
-        st.returned >= 0 ? st.returned : st.baseline;
-    if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), l.get(), 0)) rd_kafka_error_destroy(e);
-    return {};
-  }
-  int64_t low = 0, high = 0;
-  const auto err = query_watermarks(rk.get(), topic, m->partition, Isolation::read_committed, &low, &high,
-                                    static_cast<int>(opts.connect_timeout.count()));
-  if (!err && at < low) {
-    // Retention or DeleteRecords passed the position: those records are gone for everyone;
-    // the read goes on at the log start, as a consumer that resets to the earliest does.
-    if (host->observer_) {
-      host->observer_->note(fmt::format("{}/{}: offset {} is below the log start {} (records deleted: retention or "
-                                        "DeleteRecords); reading on from {}",
-                                        topic, m->partition, at, low, low));
-    }
-    ListPtr l(rd_kafka_topic_partition_list_new(1));
-    rd_kafka_topic_partition_list_add(l.get(), topic.c_str(), m->partition)->offset = low;
-    if (rd_kafka_error_t* e = rd_kafka_seek_partitions(rk.get(), l.get(), static_cast<int>(opts.connect_timeout.count()))) {
-      const std::string text = rd_kafka_error_string(e);
-      rd_kafka_error_destroy(e);
-      return std::unexpected(runtime_error(fmt::format("{}/{}: cannot seek to the log start {}: {}", topic, m->partition,
-                                                       low, text)));
-    }
-    return {};
-  }
-  // A restart; or, when the log's bounds could not be read, retention and a restart cannot be
-  // told apart: stopped as for a restart, the side that loses nothing, saying so.
-  st.log_replaced = true;
-  if (log_restart) return std::unexpected(*log_restart);
-  const std::string why =
-      err ? fmt::format("offset {} is out of range, and the log's bounds could not be read ({}): stopping, since if the "
-                        "log restarted below {}",
-                        at, rd_kafka_err2str(err), at)
-          : fmt::format("its log restarted below the position this consumer had reached (offset {} is out of range: the "
-                        "log is now [{}, {}); the topic deleted and re-created, or its log truncated?); stopping, since",
-                        at, low, high);
-  log_restart = runtime_error(fmt::format(
-      "{}/{}: {} the records now below {} would be taken for records already delivered and dropped{}", topic,
-      m->partition, why, at, member ? "; nothing more is committed for it" : ""));
-  return std::unexpected(*log_restart);
-}
-
 ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans) {
   ListPtr l(rd_kafka_topic_partition_list_new(static_cast<int>(std::max<std::size_t>(chans.size(), 1))));
   for (ChannelId c : chans) {
@@ -922,133 +537,6 @@ std::expected<void, Error> ConsumerHost::poll_until_caught_up(const volatile std
     if (auto r = poll(); !r) return r;
   }
   return {};
-}
-
-LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
-  Names& names = host->names_;
-  Gate& gate = *host->gate_;
-  LookupReport rep;
-  rep.request = req;
-  rep.baseline = gate.baseline(req.channel);
-  const std::string& topic = names.channel_topic(req.channel);
-  std::int32_t partition = names.channel_partition(req.channel);
-  std::string what = fmt::format("lookup {} sender {} seq {}", names.channel_text(req.channel),
-                                 names.sender_name(req.sender), req.seq);
-
-  // The claiming record's timestamp: the earliest held head blocked on this claim.
-  std::optional<std::int64_t> ts;
-  for (ChannelId c : gate.scope()) {
-    auto h = gate.head(c);
-    if (!h || !h->tag) continue;
-    for (const auto& b : gate.unsatisfied(c)) {
-      if (b.kind == Blocker::Kind::seq && b.channel == req.channel && b.sender == req.sender && b.seq == req.seq) {
-        rd_kafka_timestamp_type_t tt;
-        std::int64_t t = rd_kafka_message_timestamp(ConsumerHost::message_of(h->tag), &tt);
-        if (t >= 0) ts = ts ? std::min(*ts, t) : t;
-      }
-    }
-  }
-  if (!lookup_rk) {
-    auto l = make_client(RD_KAFKA_CONSUMER, opts.connection,
-                         {{"client.id", "causal-lookup"},
-                          {"group.id", fmt::format("causal-lookup-{:x}", now_us())},
-                          {"isolation.level", "read_committed"},
-                          {"enable.partition.eof", "true"},
-                          {"enable.auto.commit", "false"},
-                          {"enable.auto.offset.store", "false"},
-                          {"fetch.wait.max.ms", "100"}},
-                         log);
-    if (!l) {
-      rep.text = fmt::format("{}: cannot open a lookup consumer: {}", what, l.error().message);
-      return rep;
-    }
-    lookup_rk = std::move(*l);
-  }
-  int tmo = static_cast<int>(opts.connect_timeout.count());
-  Offset start = kNoOffset;
-  auto* l = rd_kafka_topic_partition_list_new(1);
-  auto* e = rd_kafka_topic_partition_list_add(l, topic.c_str(), partition);
-  std::string from_text;
-  if (ts) {
-    std::int64_t since = *ts - opts.max_transaction_duration.count();
-    e->offset = std::max<std::int64_t>(since, 0);
-    auto err = rd_kafka_offsets_for_times(lookup_rk.get(), l, tmo);
-    if (!err && !e->err) start = e->offset;  // -1: no record at or after that time
-    from_text = fmt::format("from timestamp {} (claiming record's {} minus {} ms)", since, *ts,
-                            opts.max_transaction_duration.count());
-  }
-  Offset log_start = kNoOffset;
-  if (start < 0) {
-    int64_t lo = 0, hi = 0;
-    if (!query_watermarks(lookup_rk.get(), topic, partition, Isolation::read_committed, &lo, &hi, tmo)) {
-      start = ts ? hi : lo;
-      log_start = lo;
-    } else {
-      start = 0;
-    }
-    if (from_text.empty()) from_text = "from the log start (claiming record's timestamp unknown)";
-  }
-  if (start >= rep.baseline) {
-    rd_kafka_topic_partition_list_destroy(l);
-    if (log_start == kNoOffset) {
-      int64_t lo = 0, hi = 0;
-      if (!query_watermarks(lookup_rk.get(), topic, partition, Isolation::read_committed, &lo, &hi, tmo)) log_start = lo;
-    }
-    // A log start above 0 may have taken the send with it (retention, DeleteRecords): then
-    // it never arrives, which causal explain tells apart ("send not in log").
-    rep.text = fmt::format("{}: nothing below the baseline {} to scan {}; the send is at or above the baseline, "
-                           "or not appended yet{}: waiting for it",
-                           what, rep.baseline, from_text,
-                           log_start > 0 ? fmt::format(", or it lay below the log start {} and was deleted (then it "
-                                                       "never arrives: causal explain tells which)",
-                                                       log_start)
-                                         : std::string());
-    return rep;
-  }
-  e->offset = start;
-  rep.scanned_from = start;
-  rd_kafka_assign(lookup_rk.get(), l);
-  rd_kafka_topic_partition_list_destroy(l);
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  Clock scratch;
-  bool done = false;
-  while (!done && std::chrono::steady_clock::now() < until) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(lookup_rk.get(), 100);
-    if (!m) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      done = true;
-    } else if (!m->err) {
-      if (m->offset >= rep.baseline) {
-        done = true;
-      } else {
-        rep.scanned_to = m->offset + 1;
-        ClockHeader h = find_clock_header(m);
-        if (h.present && !h.duplicated &&
-            decode(std::span(static_cast<const std::byte*>(h.data), h.size), names, scratch) && scratch.origin &&
-            scratch.origin->sender == req.sender) {
-          if (scratch.origin->seq == req.seq) {
-            rep.located = m->offset;
-            done = true;
-          } else if (scratch.origin->seq > req.seq) {
-            done = true;  // a sender's sends to one partition are appended in send order
-          }
-        }
-      }
-    }
-    rd_kafka_message_destroy(m);
-  }
-  rd_kafka_assign(lookup_rk.get(), nullptr);
-  if (rep.scanned_to == kNoOffset) rep.scanned_from = kNoOffset;  // nothing read
-  std::string range = rep.scanned_to == kNoOffset ? std::string("no records")
-                                                  : fmt::format("offsets [{}, {})", rep.scanned_from, rep.scanned_to);
-  if (rep.located) {
-    rep.text = fmt::format("{}: found at offset {} below the baseline {} (scanned {} {}): claim accounted for", what,
-                           *rep.located, rep.baseline, range, from_text);
-  } else {
-    rep.text = fmt::format("{}: not found below the baseline {} (scanned {} {}): waiting for it to arrive", what,
-                           rep.baseline, range, from_text);
-  }
-  return rep;
 }
 
 std::expected<std::unique_ptr<ConsumerHost>, Error> replay_to_lso(const ConsumerOptions& opts, Names& names,

@@ -1,5 +1,6 @@
 // Private to lib/kafka: the consumer host's state, shared by consumer_host.cpp (assigned
-// channels: open, poll, lookups) and group_membership.cpp (join, rebalances, commits).
+// channels: open, poll), start_rules.cpp, baselines.cpp, log_restarts.cpp, lookups.cpp,
+// hold_budget.cpp and group_membership.cpp (join, rebalances, commits).
 #pragma once
 
 #include <chrono>
@@ -17,11 +18,18 @@
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/partition_reader.hpp"
 #include "topic_ids.hpp"
 #include "causal/kafka/join_state.hpp"
 #include "causal/resolution_state.hpp"
 
 namespace causal::kafka {
+
+// Microseconds on the steady clock: a record's receive time, a unique group id's digits.
+inline std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // The list of `chans` (topic, partition), offsets unset, in the order given.
 ListPtr list_of(const Names& names, const std::vector<ChannelId>& chans);
@@ -51,7 +59,7 @@ struct ConsumerHost::Impl : GateObserver {
   HandlePtr rk;
 
   rd_kafka_queue_t* queue = nullptr;
-  HandlePtr lookup_rk;
+  std::optional<PartitionReader> lookup_reader;  // lookups' consumer, opened at the first
   std::string brokers;
   ConsumerOptions opts;
 

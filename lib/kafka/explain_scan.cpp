@@ -7,10 +7,14 @@
 
 #include "causal/codec.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/partition_reader.hpp"
 
 namespace causal::kafka {
 
 namespace {
+
+// The longest one wait for a record lasts.
+constexpr std::chrono::milliseconds kPoll{100};
 
 std::string private_group() {
   std::random_device rd;
@@ -37,21 +41,6 @@ std::expected<HandlePtr, Error> scanner(const ConnectionOptions& conn, const cha
   return HandlePtr{h};
 }
 
-std::expected<void, Error> assign_at(rd_kafka_t* h, const ChannelRef& c, Offset at) {
-  ListPtr l{rd_kafka_topic_partition_list_new(1)};
-  rd_kafka_topic_partition_list_add(l.get(), c.topic.c_str(), c.partition)->offset = at;
-  if (auto err = rd_kafka_assign(h, l.get()); err) {
-    return std::unexpected(runtime_error(fmt::format("cannot read {}/{} from {}: {}", c.topic, c.partition, at,
-                                                     rd_kafka_err2str(err))));
-  }
-  return {};
-}
-
-void close(rd_kafka_t* h) {
-  rd_kafka_assign(h, nullptr);
-  rd_kafka_consumer_close(h);
-}
-
 }  // namespace
 
 std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, const ChannelRef& channel,
@@ -62,44 +51,50 @@ std::expected<LocatedSend, Error> locate_send(const ConnectionOptions& conn, con
   ClientLog log;
   auto h = scanner(conn, "read_committed", log);
   if (!h) return std::unexpected(h.error());
-  if (auto r = assign_at(h->get(), channel, from); !r) return std::unexpected(r.error());
-  Names names;
-  Clock clock;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  std::optional<Error> failure;
-  while (std::chrono::steady_clock::now() < deadline) {
-    MessagePtr m{rd_kafka_consumer_poll(h->get(), 100)};
-    if (!m) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      out.scanned_to = std::max(out.scanned_to, std::min(m->offset, to));
-      break;  // the log ends (at the LSO) before `to`
-    }
-    if (m->err) {
-      if (m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || m->err == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ||
-          m->err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
-        failure = runtime_error(fmt::format("cannot scan {}/{}: {}", channel.topic, channel.partition,
-                                            rd_kafka_message_errstr(m.get())));
-        break;
-      }
-      continue;  // transient: librdkafka retries
-    }
-    if (m->offset >= to) {
-      out.scanned_to = to;
-      break;
-    }
-    out.scanned_to = m->offset + 1;
-    if (progress && out.scanned_to % 1000 == 0) progress(out.scanned_to);
-    ClockHeader hdr = find_clock_header(m.get());
-    if (!hdr.present || hdr.duplicated) continue;
-    if (!decode(std::span(static_cast<const std::byte*>(hdr.data), hdr.size), names, clock)) continue;
-    if (clock.origin && clock.origin->seq == seq && names.sender_name(clock.origin->sender) == sender) {
-      out.offset = m->offset;
-      break;
-    }
-    if (out.scanned_to >= to) break;
+  PartitionReader reader(std::move(*h), kPoll);
+  if (auto r = reader.assign({PartitionRange{channel.topic, channel.partition, from, to}}); !r) {
+    return std::unexpected(
+        runtime_error(fmt::format("cannot read {}/{} from {}: {}", channel.topic, channel.partition, from, r.error())));
   }
-  close(h->get());
-  if (failure) return std::unexpected(*failure);
+  struct Scan : ReadHandler {
+    LocatedSend& out;
+    const ChannelRef& channel;
+    const std::string& sender;
+    SeqNo seq;
+    Offset to;
+    const std::function<void(Offset)>& progress;
+    Names names;
+    Clock clock;
+    std::optional<Error> failure;
+
+    Step record(std::size_t, const ReadRecord& r) {
+      out.scanned_to = r.offset() + 1;
+      if (progress && out.scanned_to % 1000 == 0) progress(out.scanned_to);
+      ClockHeader hdr = find_clock_header(&r.message());
+      if (!hdr.present || hdr.duplicated) return Step::more;
+      if (!decode(std::span(static_cast<const std::byte*>(hdr.data), hdr.size), names, clock)) return Step::more;
+      if (clock.origin && clock.origin->seq == seq && names.sender_name(clock.origin->sender) == sender) {
+        out.offset = r.offset();
+        return Step::stop;
+      }
+      return Step::more;
+    }
+    Step end(std::size_t, const RangeEnd& e) {
+      // The log ends (at the LSO) before `to`, or the range is read.
+      out.scanned_to = e.kind == RangeEnd::Kind::log_end ? std::max(out.scanned_to, std::min(e.at, to)) : to;
+      return Step::done;
+    }
+    Step error(const ReadError& e) {
+      if (e.code == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || e.code == RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION ||
+          e.code == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
+        failure = runtime_error(fmt::format("cannot scan {}/{}: {}", channel.topic, channel.partition, e.text));
+        return Step::stop;
+      }
+      return Step::more;  // transient: librdkafka retries
+    }
+  } scan{{}, out, channel, sender, seq, to, progress, {}, {}, {}};
+  reader.read(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms), scan);
+  if (scan.failure) return std::unexpected(*scan.failure);
   return out;
 }
 
@@ -109,21 +104,20 @@ std::expected<std::optional<std::int64_t>, Error> first_timestamp(const Connecti
   ClientLog log;
   auto h = scanner(conn, "read_uncommitted", log);
   if (!h) return std::unexpected(h.error());
-  if (auto r = assign_at(h->get(), channel, at); !r) return std::unexpected(r.error());
-  std::optional<std::int64_t> ts;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::chrono::steady_clock::now() < deadline) {
-    MessagePtr m{rd_kafka_consumer_poll(h->get(), 100)};
-    if (!m) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) break;
-    if (m->err) continue;
-    rd_kafka_timestamp_type_t type;
-    std::int64_t t = rd_kafka_message_timestamp(m.get(), &type);
-    if (t >= 0) ts = t;
-    break;
+  PartitionReader reader(std::move(*h), kPoll);
+  if (auto r = reader.assign({PartitionRange{channel.topic, channel.partition, at, std::nullopt}}); !r) {
+    return std::unexpected(
+        runtime_error(fmt::format("cannot read {}/{} from {}: {}", channel.topic, channel.partition, at, r.error())));
   }
-  close(h->get());
-  return ts;
+  struct First : ReadHandler {
+    std::optional<std::int64_t> ts;
+    Step record(std::size_t, const ReadRecord& r) {
+      ts = r.timestamp();
+      return Step::stop;
+    }
+  } first;
+  reader.read(std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms), first);
+  return first.ts;
 }
 
 std::expected<std::optional<Offset>, Error> offset_for_time(const ConnectionOptions& conn, const ChannelRef& channel,

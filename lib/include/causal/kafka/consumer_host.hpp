@@ -359,6 +359,6 @@ struct ClockHeader {
   bool duplicated = false;
   bool null_value = false;  // present with a null value (Kafka's headers may have one)
 };
-ClockHeader find_clock_header(rd_kafka_message_t* msg);
+ClockHeader find_clock_header(const rd_kafka_message_t* msg);
 
 }  // namespace causal::kafka

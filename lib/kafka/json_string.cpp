@@ -1,6 +1,6 @@
-#include "causal/kafka/text.hpp"
+// JSON string literals: see causal/kafka/json_string.hpp.
+#include "causal/kafka/json_string.hpp"
 
-#include <array>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -63,79 +63,6 @@ bool valid_utf8(std::string_view s) {
     p += len;
   }
   return true;
-}
-
-namespace {
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-constexpr std::array<std::int8_t, 256> make_reverse() {
-  std::array<std::int8_t, 256> r{};
-  for (auto& v : r) v = -1;
-  for (int i = 0; i < 64; ++i) r[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
-  return r;
-}
-constexpr auto kReverse = make_reverse();
-}  // namespace
-
-char* write_base64(char* out, std::string_view bytes) {
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  std::size_t n = bytes.size();
-  std::size_t i = 0;
-  for (; i + 3 <= n; i += 3) {
-    std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8) | p[i + 2];
-    out[0] = kAlphabet[v >> 18];
-    out[1] = kAlphabet[(v >> 12) & 63];
-    out[2] = kAlphabet[(v >> 6) & 63];
-    out[3] = kAlphabet[v & 63];
-    out += 4;
-  }
-  if (n - i == 1) {
-    std::uint32_t v = std::uint32_t{p[i]} << 16;
-    out[0] = kAlphabet[v >> 18];
-    out[1] = kAlphabet[(v >> 12) & 63];
-    out[2] = out[3] = '=';
-    out += 4;
-  } else if (n - i == 2) {
-    std::uint32_t v = (std::uint32_t{p[i]} << 16) | (std::uint32_t{p[i + 1]} << 8);
-    out[0] = kAlphabet[v >> 18];
-    out[1] = kAlphabet[(v >> 12) & 63];
-    out[2] = kAlphabet[(v >> 6) & 63];
-    out[3] = '=';
-    out += 4;
-  }
-  return out;
-}
-
-void append_base64(fmt::memory_buffer& out, std::string_view bytes) {
-  std::size_t used = out.size();
-  out.resize(used + base64_size(bytes.size()));
-  write_base64(out.data() + used, bytes);
-}
-
-std::string base64(std::string_view bytes) {
-  fmt::memory_buffer b;
-  append_base64(b, bytes);
-  return fmt::to_string(b);
-}
-
-std::expected<std::string, std::string> unbase64(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto v = kReverse[static_cast<unsigned char>(text[i])];
-    if (v < 0) return std::unexpected("invalid base64 character at position " + std::to_string(i));
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  if (text.size() % 4 == 1) return std::unexpected("truncated base64 (length leaves 6 stray bits)");
-  return out;
 }
 
 void append_json_string(fmt::memory_buffer& out, std::string_view s) {

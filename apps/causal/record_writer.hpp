@@ -24,7 +24,6 @@
 // Thread-safety: none; used from the consumer host's thread.
 #pragma once
 
-#include <csignal>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,73 +33,13 @@
 
 #include "causal/gate.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "clock_json.hpp"
 #include "common.hpp"
 
 namespace causal::cli {
 
-// SIGINT/SIGTERM set this flag (no SA_RESTART, so blocking calls return early); SIGPIPE is
-// ignored so that a closed stdout is an EPIPE write error, not a silent death.
-extern volatile std::sig_atomic_t g_stop;
-void install_stop_signals();
-// From now on (every record is written), a second SIGINT/SIGTERM after the first writes
-// `note` (a line, kept alive by the caller) to stderr and exits at once with status 130,
-// abandoning the work left (a member's last commit and leaving its group, which wait on
-// the group coordinator: a whole outage, when the brokers are away).
-void exit_on_second_signal(const char* note);
-// While `note` is set (non-null), the first SIGINT/SIGTERM writes it to stderr and exits at
-// once with 130: for start-up waits that do not look at g_stop (metadata, start positions, a
-// member's first join, each up to --timeout-ms or a session), when nothing is read or written
-// yet. nullptr turns it off.
-void exit_on_any_signal(const char* note);
-
-// JSON text of channels and senders, rendered once per id and kept (ids are never reused
-// by a Names). append_clock appends clock_to_json(clock, names).dump(), byte for byte,
-// without building a json value.
-class JsonNames {
- public:
-  explicit JsonNames(const Names& names) : names_(names) {}
-  struct Channel {
-    std::string topic;        // the topic as a JSON string literal, quotes included
-    std::string partition;    // decimal
-    std::string record_head;  // {"topic":T,"partition":P,"offset":
-    std::string claim_tail;   // ,"partition":P,"topic":T}
-    std::string text;         // "topic/partition" as a JSON string literal
-  };
-  const Channel& channel(ChannelId c) {
-    if (c >= channels_.size() || channels_[c].topic.empty()) render_channel(c);
-    return channels_[c];
-  }
-  // The sender's name as a JSON string literal, quotes included.
-  const std::string& sender(SenderId s) {
-    if (s >= senders_.size() || senders_[s].empty()) render_sender(s);
-    return senders_[s];
-  }
-  void append_clock(fmt::memory_buffer& out, const Clock& clock);
-  // The clock object's three members, each as its JSON value (the same bytes append_clock
-  // writes for it), for a writer that interleaves them with keys of its own in sorted
-  // order (causal decode's record object).
-  void append_claims(fmt::memory_buffer& out, const Clock& clock);
-  void append_origin(fmt::memory_buffer& out, const Clock& clock);
-  void append_seq_claims(fmt::memory_buffer& out, const Clock& clock);
-
- private:
-  void render_channel(ChannelId c);
-  void render_sender(SenderId s);
-  const Names& names_;
-  std::vector<Channel> channels_;
-  std::vector<std::string> senders_;
-};
-
-// Appends clock_to_json(clock, names).dump() to `out` without building a json value.
-void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names& names);
 // Appends fmt::format("{:.3f}", micros / 1000.0): held_ms of a record line.
 void append_millis(fmt::memory_buffer& out, std::int64_t micros);
-// Appends valid UTF-8 `s` for a text line a terminal shows: '\n', '\t' and '\\' escaped
-// as such, every other C0 byte, DEL and each byte of a C1 control (U+0080..U+009F, which
-// some terminals act on) as \xNN; the rest as it is. Distinct inputs stay distinct.
-void append_text_escaped(fmt::memory_buffer& out, std::string_view s);
-// The same, as a string.
-std::string text_escaped(std::string_view s);
 
 class RecordWriter : public kafka::HostObserver {
  public:

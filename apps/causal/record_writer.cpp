@@ -1,4 +1,5 @@
-#include "tail_format.hpp"
+// The record writer of `causal tail`: see record_writer.hpp.
+#include "record_writer.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,8 +12,11 @@
 #include <fmt/core.h>
 
 #include "causal/eprint.hpp"
-#include "causal/kafka/text.hpp"
+#include "causal/base64.hpp"
+#include "causal/kafka/json_string.hpp"
+#include "json_cursor.hpp"
 #include "output.hpp"
+#include "text_escape.hpp"
 
 namespace causal::cli {
 
@@ -37,84 +41,6 @@ void append_int(fmt::memory_buffer& b, Int v) {
 // ANSI colours, used only when Settings::colour.
 constexpr std::string_view kCyan = "\x1b[36m", kYellow = "\x1b[33m", kGreen = "\x1b[32m", kDim = "\x1b[2m",
                            kRed = "\x1b[31m", kReset = "\x1b[0m";
-
-}  // namespace
-
-volatile std::sig_atomic_t g_stop = 0;
-
-namespace {
-const char* volatile g_second_note = nullptr;  // set once every record is written
-const char* volatile g_first_note = nullptr;   // set while nothing is read yet (start-up)
-}  // namespace
-
-void exit_on_second_signal(const char* note) { g_second_note = note; }
-void exit_on_any_signal(const char* note) { g_first_note = note; }
-
-void install_stop_signals() {
-  struct sigaction sa {};
-  sa.sa_handler = [](int) {
-    if (const char* note = g_first_note) {
-      (void)!::write(STDERR_FILENO, note, std::strlen(note));  // async-signal-safe
-      ::_exit(130);
-    }
-    if (g_stop && g_second_note) {
-      (void)!::write(STDERR_FILENO, g_second_note, std::strlen(g_second_note));  // async-signal-safe
-      ::_exit(130);
-    }
-    g_stop = 1;
-  };
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-}
-
-namespace {
-
-// Writes through a raw pointer into room reserved in a memory_buffer, so that a line of many
-// short fields costs one capacity check per field and no per-append call. Bytes between the
-// buffer's size and the cursor are written but not yet counted until done(); nothing else
-// may append to the buffer while a Cursor is writing into it.
-class Cursor {
- public:
-  explicit Cursor(fmt::memory_buffer& b) : b_(b), p_(b.data() + b.size()) {}
-  Cursor(const Cursor&) = delete;
-  Cursor& operator=(const Cursor&) = delete;
-
-  // Room for n more bytes at the cursor; returns where they go.
-  [[gnu::always_inline]] char* room(std::size_t n) {
-    if (static_cast<std::size_t>(b_.data() + b_.capacity() - p_) < n) grow(n);
-    return p_;
-  }
-  void advance_to(char* end) { p_ = end; }
-  [[gnu::always_inline]] void lit(std::string_view s) {
-    room(s.size());
-    std::memcpy(p_, s.data(), s.size());
-    p_ += s.size();
-  }
-  [[gnu::always_inline]] void put(char c) {
-    room(1);
-    *p_++ = c;
-  }
-  template <class Int>
-  void num(Int v) {
-    fmt::format_int f(v);
-    lit(std::string_view(f.data(), f.size()));
-  }
-  void done() { b_.resize(used()); }
-
- private:
-  std::size_t used() const { return static_cast<std::size_t>(p_ - b_.data()); }
-  void grow(std::size_t n) {
-    std::size_t u = used();
-    b_.resize(u);  // within capacity: keeps the bytes, counts them so that reserve copies them
-    b_.reserve(std::max(u + n, 2 * b_.capacity()));
-    p_ = b_.data() + u;
-  }
-  fmt::memory_buffer& b_;
-  char* p_;
-};
 
 // fmt's "{:.3f}" of micros / 1000.0. Below 10^15 that double is within far less than half
 // a thousandth of the exact quotient, so the integer digits are the same text.
@@ -151,189 +77,15 @@ void bytes_field(Cursor& c, std::string_view head, std::string_view b64_tail, co
     return;
   }
   c.advance_to(at);
-  at = c.room(kafka::base64_size(size) + 2 + b64_tail.size());
+  at = c.room(base64_size(size) + 2 + b64_tail.size());
   *at++ = '"';
-  at = kafka::write_base64(at, s);
+  at = write_base64(at, s);
   *at++ = '"';
   std::memcpy(at, b64_tail.data(), b64_tail.size());
   c.advance_to(at + b64_tail.size());
 }
 
-// A JSON string of text that is known to be UTF-8 (names that passed validation).
-void json_text(Cursor& c, std::string_view s) {
-  char* at = c.room(kafka::json_string_max(s.size()));
-  if (char* end = kafka::write_json_string_utf8(at, s)) {
-    c.advance_to(end);
-  } else {  // not reached for interned names; the old escaper's bytes all the same
-    fmt::memory_buffer tmp;
-    kafka::append_json_string(tmp, s);
-    c.lit(std::string_view(tmp.data(), tmp.size()));
-  }
-}
-
-bool topic_less(const std::string* a, std::int32_t pa, const std::string* b, std::int32_t pb) {
-  if (a != b) {
-    if (int k = a->compare(*b); k != 0) return k < 0;
-  }
-  return pa < pb;
-}
-
-// The three members of clock_to_json(clock, names), each as its JSON value, byte for byte:
-// the claims in canonical order (topic name, partition, then sender name).
-void write_claims(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
-  struct Off {
-    const std::string* topic;
-    std::int32_t partition;
-    ChannelId channel;
-    Offset offset;
-  };
-  const auto& co = clock.offsets();
-  Off offs_small[16];
-  std::vector<Off> offs_big;
-  Off* offs = offs_small;
-  if (co.size() > 16) {
-    offs_big.resize(co.size());
-    offs = offs_big.data();
-  }
-  std::size_t n = 0;
-  for (const auto& claim : co) {
-    offs[n++] = {&names.channel_topic(claim.channel), names.channel_partition(claim.channel), claim.channel,
-                 claim.offset};
-  }
-  std::sort(offs, offs + n,
-            [&](const Off& a, const Off& b) { return topic_less(a.topic, a.partition, b.topic, b.partition); });
-  c.put('[');
-  for (std::size_t i = 0; i < n; ++i) {
-    c.lit(i ? ",{\"offset\":" : "{\"offset\":");
-    c.num(offs[i].offset);
-    c.lit(jn.channel(offs[i].channel).claim_tail);
-  }
-  c.put(']');
-}
-
-void write_origin(Cursor& c, JsonNames& jn, const Clock& clock) {
-  if (clock.origin) {
-    c.lit("{\"sender\":");
-    c.lit(jn.sender(clock.origin->sender));
-    c.lit(",\"seq\":");
-    c.num(clock.origin->seq);
-    c.put('}');
-  } else {
-    c.lit("null");
-  }
-}
-
-void write_seq_claims(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
-  c.put('[');
-  const auto& cs = clock.seqs();
-  if (cs.size() > 0) {
-    struct Seq {
-      const std::string* topic;
-      std::int32_t partition;
-      const std::string* sender;
-      ChannelId channel;
-      SenderId sender_id;
-      SeqNo seq;
-    };
-    std::vector<Seq> seqs;
-    seqs.reserve(cs.size());
-    for (const auto& claim : cs) {
-      seqs.push_back({&names.channel_topic(claim.channel), names.channel_partition(claim.channel),
-                      &names.sender_name(claim.sender), claim.channel, claim.sender, claim.seq});
-    }
-    std::sort(seqs.begin(), seqs.end(), [&](const Seq& a, const Seq& b) {
-      if (a.topic != b.topic || a.partition != b.partition) {
-        return topic_less(a.topic, a.partition, b.topic, b.partition);
-      }
-      return a.sender->compare(*b.sender) < 0;
-    });
-    for (std::size_t i = 0; i < seqs.size(); ++i) {
-      const auto& ch = jn.channel(seqs[i].channel);
-      c.lit(i ? ",{\"partition\":" : "{\"partition\":");
-      c.lit(ch.partition);
-      c.lit(",\"sender\":");
-      c.lit(jn.sender(seqs[i].sender_id));
-      c.lit(",\"seq\":");
-      c.num(seqs[i].seq);
-      c.lit(",\"topic\":");
-      c.lit(ch.topic);
-      c.put('}');
-    }
-  }
-  c.put(']');
-}
-
-// clock_to_json(clock, names).dump(), byte for byte: keys in sorted order.
-void write_clock(Cursor& c, JsonNames& jn, const Names& names, const Clock& clock) {
-  c.lit("{\"claims\":");
-  write_claims(c, jn, names, clock);
-  c.lit(",\"origin\":");
-  write_origin(c, jn, clock);
-  c.lit(",\"seq_claims\":");
-  write_seq_claims(c, jn, names, clock);
-  c.put('}');
-}
-
 }  // namespace
-
-void JsonNames::render_channel(ChannelId c) {
-  if (c >= channels_.size()) channels_.resize(static_cast<std::size_t>(c) + 1);
-  Channel& ch = channels_[c];
-  fmt::memory_buffer b;
-  {
-    Cursor cur(b);
-    json_text(cur, names_.channel_topic(c));
-    cur.done();
-  }
-  ch.topic.assign(b.data(), b.size());
-  ch.partition = fmt::format_int(names_.channel_partition(c)).str();
-  ch.record_head = "{\"topic\":" + ch.topic + ",\"partition\":" + ch.partition + ",\"offset\":";
-  ch.claim_tail = ",\"partition\":" + ch.partition + ",\"topic\":" + ch.topic + "}";
-  b.clear();
-  {
-    Cursor cur(b);
-    json_text(cur, names_.channel_text(c));
-    cur.done();
-  }
-  ch.text.assign(b.data(), b.size());
-}
-
-void JsonNames::render_sender(SenderId s) {
-  if (s >= senders_.size()) senders_.resize(static_cast<std::size_t>(s) + 1);
-  fmt::memory_buffer b;
-  Cursor cur(b);
-  json_text(cur, names_.sender_name(s));
-  cur.done();
-  senders_[s].assign(b.data(), b.size());
-}
-
-void JsonNames::append_clock(fmt::memory_buffer& out, const Clock& clock) {
-  Cursor c(out);
-  write_clock(c, *this, names_, clock);
-  c.done();
-}
-
-void JsonNames::append_claims(fmt::memory_buffer& out, const Clock& clock) {
-  Cursor c(out);
-  write_claims(c, *this, names_, clock);
-  c.done();
-}
-
-void JsonNames::append_origin(fmt::memory_buffer& out, const Clock& clock) {
-  Cursor c(out);
-  write_origin(c, *this, clock);
-  c.done();
-}
-
-void JsonNames::append_seq_claims(fmt::memory_buffer& out, const Clock& clock) {
-  Cursor c(out);
-  write_seq_claims(c, *this, names_, clock);
-  c.done();
-}
-
-void append_clock_json(fmt::memory_buffer& out, const Clock& clock, const Names& names) {
-  JsonNames(names).append_clock(out, clock);
-}
 
 void append_millis(fmt::memory_buffer& out, std::int64_t micros) {
   Cursor c(out);
@@ -492,42 +244,12 @@ void RecordWriter::text_bytes(const void* data, std::size_t size) {
   std::string_view s(static_cast<const char*>(data), size);
   if (!kafka::valid_utf8(s)) {
     append(out_, "base64:");
-    kafka::append_base64(out_, s);
+    const std::size_t used = out_.size();
+    out_.resize(used + base64_size(s.size()));
+    write_base64(out_.data() + used, s);
     return;
   }
   append_text_escaped(out_, s);  // one record per line: escape what would break the line or the terminal
-}
-
-std::string text_escaped(std::string_view s) {
-  fmt::memory_buffer b;
-  append_text_escaped(b, s);
-  return fmt::to_string(b);
-}
-
-void append_text_escaped(fmt::memory_buffer& out, std::string_view s) {
-  const char* run = s.data();
-  const char* end = s.data() + s.size();
-  for (const char* p = s.data(); p < end; ++p) {
-    auto c = static_cast<unsigned char>(*p);
-    // A C1 control is 0xC2 followed by 0x80..0x9F in UTF-8.
-    const bool c1 = c == 0xc2 && p + 1 < end && (static_cast<unsigned char>(p[1]) & 0xe0) == 0x80;
-    if (c >= 0x20 && c != 0x7f && c != '\\' && !c1) continue;
-    out.append(run, p);
-    run = p + 1;
-    if (c1) {
-      appendf(out, "\\xc2\\x{:02x}", static_cast<unsigned char>(p[1]));
-      run = ++p + 1;
-    } else if (c == '\n') {
-      append(out, "\\n");
-    } else if (c == '\t') {
-      append(out, "\\t");
-    } else if (c == '\\') {
-      append(out, "\\\\");
-    } else {
-      appendf(out, "\\x{:02x}", c);
-    }
-  }
-  out.append(run, end);
 }
 
 void RecordWriter::append_released_by(const Delivery& d) {
@@ -701,7 +423,7 @@ void RecordWriter::json_record(const Delivery& d, rd_kafka_message_t* msg, std::
     }
   }
   c.lit("],\"clock\":");
-  if (has_clock) write_clock(c, json_names_, names_, d.clock);
+  if (has_clock) json_names_.write_clock(c, d.clock);
   else c.lit("null");
   if (d.release == Release::immediate) {
     c.lit(",\"held_ms\":0.000,\"released_by\":{\"reason\":\"immediate\"}}");
