@@ -1,4 +1,4 @@
-// A word of a command the tools print for the user to run (explain's remedies), quoted so
+// A word of a command the tool prints for the user to run (explain's remedies), quoted so
 // that the command runs as printed.
 #pragma once
 
