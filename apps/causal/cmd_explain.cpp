@@ -31,7 +31,7 @@
 #include "causal/snapshot.hpp"
 #include "explain_render.hpp"
 #include "option_words.hpp"
-#include "shell_word.hpp"
+#include "causal/shell_word.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {

@@ -1,4 +1,4 @@
-#include "shell_word.hpp"
+#include "causal/shell_word.hpp"
 
 #include <algorithm>
 
