@@ -528,8 +528,8 @@ class Diagnoser {
     const bool complete = !cf || !cf->log_start || (loc.scanned_from <= *cf->log_start && loc.scanned_to >= t.baseline);
     if (!complete) {
       // What the scan left out: below it (it stopped short of the log start: the window and
-      // --lookup-max-offsets), above it (it ran out of --replay-timeout-ms before the
-      // baseline), or both.
+      // how far a miss widens it, kafka::ExplainOptions::lookup_max_offsets), above it (it
+      // ran out of time, replay_timeout_ms, before the baseline), or both.
       const Offset log_start = *cf->log_start;
       const bool below = loc.scanned_from > log_start;
       const bool above = loc.scanned_to < t.baseline;
