@@ -17,6 +17,8 @@
 #include "causal/sim/explore.hpp"
 #include "causal/sim/scenarios.hpp"
 #include "causal/sim/sweep.hpp"
+#include "option_words.hpp"
+#include "simulate_commands.hpp"
 #include "stop_signal.hpp"
 #include "subcommands.hpp"
 
@@ -183,20 +185,22 @@ Outcome run_exhaustive(const SimulateOptions& o) {
     if (!r->ok()) return std::unexpected(runtime_error("the schedule violates the oracle"));
     return {};
   }
-  const sim::ExploreResult r = sim::explore(b, o.stop_at_first, "causal simulate");
+  const sim::ExploreResult r = sim::explore(b, o.stop_at_first);
+  const sim::ExploreWords words = explore_words("causal simulate");
   if (o.format == Format::json) {
-    fmt::print("{}\n", sim::to_json(r).dump(2));
+    fmt::print("{}\n", sim::to_json(r, words).dump(2));
   } else {
-    std::fputs(sim::format_summary(r).c_str(), stdout);
+    std::fputs(with_option_words(sim::format_summary(r, words)).c_str(), stdout);
     bool reproduced = false;
-    const std::string ce = sim::counterexample_trace(r, reproduced);
+    const std::string ce = with_option_words(sim::counterexample_trace(r, reproduced));
     if (!ce.empty()) fmt::print("shortest counterexample, step by step:\n{}", ce);
   }
   if (!r.complete)
     return std::unexpected(runtime_error(fmt::format("the state limit of {} was reached: nothing is proved", b.max_states)));
   if (r.violations > 0)
     return std::unexpected(runtime_error(fmt::format("{} violations; shortest: {}", r.violations,
-                                                     sim::replay_command(r, r.counterexamples.front()))));
+                                                     replay_command("causal simulate", r.bounds,
+                                                                    r.counterexamples.front().schedule))));
   if (!r.ok()) return std::unexpected(runtime_error("no terminal state was checked"));
   return {};
 }
@@ -247,7 +251,7 @@ Outcome run_simulate(const SimulateOptions& o) {
     }
     if (!r.ok())
       return std::unexpected(runtime_error(fmt::format("seed {} violates the oracle; replay it with: {}", *o.seed,
-                                                       sim::repro_command("causal simulate", *o.seed, knobs))));
+                                                       repro_command("causal simulate", {*o.seed, knobs}))));
     return {};
   }
 
@@ -277,10 +281,11 @@ Outcome run_simulate(const SimulateOptions& o) {
     };
   }
   const sim::SweepResult r = sim::run_sweep(so);
+  const sim::ReproCommand repro = repro_commands("causal simulate");
   if (o.format == Format::json) {
-    fmt::print("{}\n", sim::to_json(r).dump(2));
+    fmt::print("{}\n", sim::to_json(r, repro).dump(2));
   } else {
-    std::fputs(sim::format_summary(r).c_str(), stdout);
+    std::fputs(with_option_words(sim::format_summary(r, repro)).c_str(), stdout);
   }
   if (!r.ok()) {
     if (r.interrupted) {
@@ -288,12 +293,12 @@ Outcome run_simulate(const SimulateOptions& o) {
           Errc::interrupted, fmt::format("interrupted after {} of {} worlds{}: not a pass", r.worlds,
                                          so.last - so.first + 1,
                                          r.failed_worlds ? fmt::format(" ({} violate the oracle; first: {})",
-                                                                       r.failed_worlds, r.repro.front())
+                                                                       r.failed_worlds, repro(r.repro.front()))
                                                          : std::string())});
     }
     if (r.failed_worlds > 0)
       return std::unexpected(runtime_error(fmt::format("{} of {} worlds violate the oracle; first: {}", r.failed_worlds,
-                                                       r.worlds, r.repro.front())));
+                                                       r.worlds, repro(r.repro.front()))));
     return std::unexpected(runtime_error("vacuous sweep: some mechanisms never fired (see VACUOUS above); "
                                          "sweep more seeds or enable more faults"));
   }

@@ -10,11 +10,24 @@
 
 #include "causal/eprint.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "option_words.hpp"
 #include "subcommands.hpp"
 #include "record_writer.hpp"
 #include "stop_signal.hpp"
 
 namespace causal::cli {
+
+namespace {
+
+// The record writer, with the host's notes in this tool's words: the library names fields
+// (`max_held_bytes`), the user reads options (--max-held-bytes).
+class TailWriter final : public RecordWriter {
+ public:
+  using RecordWriter::RecordWriter;
+  void note(std::string_view text) override { RecordWriter::note(with_option_words(text)); }
+};
+
+}  // namespace
 
 struct TailOptions {
   kafka::ConnectionOptions connection;
@@ -226,7 +239,7 @@ Outcome run_tail(const TailOptions& o) {
   ws.show_held = o.show_held;
   if (o.count) ws.limit = o.count;
   Names names;
-  RecordWriter writer(ws, names);
+  TailWriter writer(ws, names);
   install_stop_signals();
 
   // tail writes through a buffer: poll() must not commit records that are delivered but not

@@ -1,7 +1,9 @@
 // causal: one binary, one subcommand per file (see subcommands.hpp for the table).
-// This is the one place that maps an Error to an exit code (man/causal.1 documents them):
-//   0 ok, 1 runtime failure, 2 usage error, 3 undecodable clock header, 4 records held,
-//   130 interrupted before a result that only counts whole (a simulate sweep, a produce run).
+// This is the one place that maps an Error's kind to an exit code (man/causal.1 documents
+// them): 0 ok, 1 runtime failure, 2 usage error, 3 undecodable clock header, 4 records
+// held, 130 interrupted before a result that only counts whole (a simulate sweep, a
+// produce run). An Error's message names fields (error.hpp); it is printed with this
+// tool's options in their place (option_words.hpp).
 // It is also the one catch boundary: running out of memory, and a write to standard
 // output that failed (output.hpp says what that means), end here with exit status 1 and
 // one line on stderr, never with status 0 or a stack trace.
@@ -22,6 +24,7 @@
 #include "causal/excerpt.hpp"
 #include "causal/kafka/librdkafka_version.hpp"
 #include "causal/version.hpp"
+#include "option_words.hpp"
 #include "output.hpp"
 #include "subcommands.hpp"
 #include "usage.hpp"
@@ -34,6 +37,18 @@ void say(const std::string& line) {
   // one_line: whatever a message carries (a parser's quote of the input, a path), the error
   // stays one line and writes no control byte to the terminal.
   std::fputs(("causal: " + causal::one_line(line) + "\n").c_str(), stderr);
+}
+
+// The exit status of a run that ended with an Error of kind `code` (man/causal.1).
+int exit_code(causal::Errc code) {
+  switch (code) {
+    case causal::Errc::runtime: return 1;
+    case causal::Errc::usage: return 2;
+    case causal::Errc::bad_header: return 3;
+    case causal::Errc::held: return 4;
+    case causal::Errc::interrupted: return 130;  // as a shell reports a SIGINT
+  }
+  return 1;
 }
 
 }  // namespace
@@ -85,23 +100,23 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) {
       rc = app.exit(e);
     } else {
-      rc = static_cast<int>(Errc::usage);
+      rc = exit_code(Errc::usage);
       thrown = parse_error_line(app, e);
     }
   } catch (const std::bad_alloc&) {
-    rc = static_cast<int>(Errc::runtime);
+    rc = exit_code(Errc::runtime);
     thrown = "out of memory (an allocation failed; give the command less input, or more memory)";
   } catch (const std::system_error& e) {
     // fmt::print throws when a write to stdout fails part-way; the command did not finish,
     // so its result is unknown: exit 1. finish() below says why (or nothing, on EPIPE).
-    rc = static_cast<int>(Errc::runtime);
+    rc = exit_code(Errc::runtime);
     if (std::ferror(stdout)) {
       output::write_failed(e.code().value());
     } else {
       thrown = fmt::format("internal error: {}", e.what());
     }
   } catch (const std::exception& e) {
-    rc = static_cast<int>(Errc::runtime);
+    rc = exit_code(Errc::runtime);
     thrown = fmt::format("internal error: {}", e.what());
   }
 
@@ -109,12 +124,12 @@ int main(int argc, char** argv) {
   const std::optional<std::string> write_error = output::finish();
   if (thrown) say(*thrown);
   if (!outcome) {
-    if (!outcome.error().message.empty()) say(outcome.error().message);
-    rc = static_cast<int>(outcome.error().code);
+    if (!outcome.error().message.empty()) say(with_option_words(outcome.error().message));
+    rc = exit_code(outcome.error().code);
   }
   if (write_error) {
     say(*write_error);
-    rc = static_cast<int>(Errc::runtime);
+    rc = exit_code(Errc::runtime);
   }
   return rc;
 }

@@ -1,7 +1,5 @@
 #include "causal/diagnosis.hpp"
 
-#include "causal/shell_word.hpp"
-
 #include <algorithm>
 #include <ctime>
 #include <map>
@@ -45,6 +43,20 @@ std::string offset_text(std::string_view topic, std::int32_t partition, Offset o
   return fmt::format("{}/{}@{}", topic, partition, offset);
 }
 
+std::string claim_text(const ClaimView& c) {
+  if (c.kind == "seq") return fmt::format("{}/{} sender '{}' send #{}", c.topic, c.partition, c.sender, c.seq);
+  return offset_text(c.topic, c.partition, c.offset);
+}
+
+std::string utc_text(std::int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", buf, ms % 1000);
+}
+
 bool Diagnosis::stuck() const { return held_channels() > 0 || failed_channels() > 0; }
 
 bool Diagnosis::undecided() const { return !stuck() && !ignored_claims.empty(); }
@@ -67,28 +79,13 @@ std::string channel_text(std::string_view topic, std::int32_t partition) {
   return fmt::format("{}/{}", topic, partition);
 }
 
-// "2026-11-30T04:58:19.123Z" for a timestamp in ms since the epoch.
-std::string utc_text(std::int64_t ms) {
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03}Z", buf, ms % 1000);
-}
-
-std::string claim_text(const ClaimView& c) {
-  if (c.kind == "seq") return fmt::format("{}/{} sender '{}' send #{}", c.topic, c.partition, c.sender, c.seq);
-  return offset_text(c.topic, c.partition, c.offset);
-}
-
 class Diagnoser {
  public:
   Diagnoser(const GateSnapshot& s, const DiagnosisFacts& f) : snap_(s), facts_(f) {
     for (std::size_t i = 0; i < s.channels.size(); ++i) channels_[{s.channels[i].topic, s.channels[i].partition}] = i;
     for (const auto& c : f.channels) chfacts_[{c.topic, c.partition}] = &c;
     for (const auto& l : f.located) located_[{l.topic, l.partition, l.sender, l.seq}] = &l;
-    if (f.group) group_ = shell_word(*f.group);
+    group_ = f.group;
   }
 
   Diagnosis run() {
@@ -146,7 +143,7 @@ class Diagnoser {
     root_failed_channels();
     combine_rewinds();
     for (auto& r : out_.roots) {
-      if (r.remedy && r.remedy->starts_with("causal baseline")) r.stop_first = facts_.members;
+      if (r.remedy && r.remedy->kind == Remedy::Kind::rewind) r.stop_first = facts_.members;
       if (r.remedy && std::find(out_.remedies.begin(), out_.remedies.end(), *r.remedy) == out_.remedies.end()) {
         out_.remedies.push_back(*r.remedy);
       }
@@ -180,33 +177,22 @@ class Diagnoser {
     topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
     return topics;
   }
-  // "--topic A --topic B": the scope as explain's options.
-  // Without the group (a snapshot explained without --group) no command that needs it is
-  // printed, since one with a placeholder would not run as printed; the detail says so.
+  // Without the group (a snapshot explained without it) no remedy that needs it is given,
+  // since one with a placeholder would not run as printed; the detail says so.
   static constexpr std::string_view without_group =
-      " Give --group (the node's consumer group) for the command that does it.";
+      " Give `group` (the node's consumer group) for the command that does it.";
 
   // The remedy that explains the scope against the group, with lookups.
   void explain_remedy(Root& r) const {
     if (group_) {
-      r.remedy = fmt::format("{} --group {} {}", command("explain"), *group_, scope_args());
+      r.remedy = Remedy{Remedy::Kind::explain, *group_, {}, scope(), 0, std::nullopt};
     } else {
       r.detail += without_group;
     }
   }
 
-  // "causal SUB" and the connection options explain was given, so that the remedy reaches
-  // the same cluster.
-  std::string command(std::string_view sub) const {
-    return fmt::format("causal {}{}", sub, facts_.connection_args ? " " + *facts_.connection_args : std::string());
-  }
-
-  std::string scope_args() const {
-    if (facts_.scope_args) return *facts_.scope_args;
-    std::string out;
-    for (const auto& t : scope_topics()) out += (out.empty() ? "--topic " : " --topic ") + t;
-    return out;
-  }
+  // The scope as the facts name it; by default every topic of the snapshot.
+  std::vector<std::string> scope() const { return facts_.scope ? *facts_.scope : scope_topics(); }
 
   // The head's claims on channels outside the scope, read from its clock: the gate's
   // restrict step drops them from its unsatisfied list, but the diagnosis must show them.
@@ -275,25 +261,25 @@ class Diagnoser {
       lower(l.topic, l.partition, *l.offset);
     }
     if (lowest.empty()) return;
-    std::optional<std::string> cmd;  // none without the group: the roots' details say so
+    std::optional<Remedy> cmd;  // none without the group: the roots' details say so
     if (group_) {
-      cmd = fmt::format("{} --group {} --apply", command("baseline"), *group_);
-      for (const auto& [k, at] : lowest) *cmd += " " + offset_text(k.first, k.second, at);
+      cmd = Remedy{Remedy::Kind::rewind, *group_, {}, {}, 0, std::nullopt};
+      for (const auto& [k, at] : lowest) cmd->offsets.push_back({k.first, k.second, at});
     }
     for (auto& r : out_.roots) {
       if (r.verdict == Verdict::frozen_seq_claim && r.located_offset) r.remedy = cmd;
     }
     if (queued.empty()) return;
+    const std::string frozen = fmt::format(
+        "Frozen sequence claims of records queued behind the held heads (they hold once the records ahead of them "
+        "are released): {}.",
+        queued);
     if (roots_frozen) {
-      out_.advice.push_back(fmt::format(
-          "Frozen sequence claims of records queued behind the held heads (they hold once the records ahead of them "
-          "are released): {}. The frozen claims' remedy rewinds for them too.",
-          queued));
+      out_.advice.push_back({frozen + " The frozen claims' remedy rewinds for them too.", std::nullopt});
+    } else if (cmd) {
+      out_.advice.push_back({frozen + " Rewind for them with: ", cmd});
     } else {
-      out_.advice.push_back(fmt::format(
-          "Frozen sequence claims of records queued behind the held heads (they hold once the records ahead of them "
-          "are released): {}.{}",
-          queued, cmd ? " Rewind for them with: " + *cmd : std::string(" Give --group for the command that rewinds for them.")));
+      out_.advice.push_back({frozen + " Give `group` for the command that rewinds for them.", std::nullopt});
     }
   }
 
@@ -303,7 +289,7 @@ class Diagnoser {
                             channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, *t.failed_offset));
     r.detail = "Nothing at or after an undecodable header is delivered on its channel (fail closed). Inspect the header; "
                "the producer that wrote it must be fixed, and the record skipped only by an operator decision.";
-    r.remedy = fmt::format("{} {}", command("decode"), offset_text(t.topic, t.partition, *t.failed_offset));
+    r.remedy = Remedy{Remedy::Kind::decode, {}, {{t.topic, t.partition, *t.failed_offset}}, {}, 0, std::nullopt};
   }
 
   // A channel that failed closed delivers nothing at or after the undecodable record, whether
@@ -380,7 +366,7 @@ class Diagnoser {
                               claim_text(claim));
       r.detail = fmt::format(
           "The gate ignores claims on channels it does not consume (the restrict step), so this claim holds nothing. "
-          "If the node does consume {}, include it (--topic {}) and explain again.",
+          "If the node does consume {}, include it (`topic` {}) and explain again.",
           channel_text(claim.topic, claim.partition), claim.topic);
       return add_root(key_of(Verdict::outside_scope, claim, std::nullopt), std::move(r));
     }
@@ -488,7 +474,7 @@ class Diagnoser {
                             channel_text(t.topic, t.partition), offset_text(t.topic, t.partition, at), t.baseline);
     r.detail = fmt::format(
         "The consumer started {} at {}, above the claimed send, so it never receives it (protocol.md, \"Late joiners "
-        "and frozen claims\"). Modelled here: a consumer WITHOUT lookups (causal tail --no-lookup, or a node that does "
+        "and frozen claims\"). Modelled here: a consumer WITHOUT lookups (`lookups=false`, or a node that does "
         "not implement them), which stays held. A consumer WITH lookups (causal tail, the library's ConsumerHost with "
         "lookups on) locates the send below its baseline, accounts for the claim and drains. Rewinding {} to {} "
         "or below makes the send arrive (the records of {} from there up to {} inclusive are delivered again).",
@@ -542,8 +528,8 @@ class Diagnoser {
     const bool complete = !cf || !cf->log_start || (loc.scanned_from <= *cf->log_start && loc.scanned_to >= t.baseline);
     if (!complete) {
       // What the scan left out: below it (it stopped short of the log start: the window and
-      // --lookup-max-offsets), above it (it ran out of --replay-timeout-ms before the
-      // baseline), or both.
+      // how far a miss widens it, kafka::ExplainOptions::lookup_max_offsets), above it (it
+      // ran out of time, replay_timeout_ms, before the baseline), or both.
       const Offset log_start = *cf->log_start;
       const bool below = loc.scanned_from > log_start;
       const bool above = loc.scanned_to < t.baseline;
@@ -674,7 +660,7 @@ class Diagnoser {
       default:
         r.summary = fmt::format("not received: {} waits on {}", who, what);
         r.detail = "No log facts (LSO, high watermark) were given for the channel; explain against the group "
-                   "(--group) to tell an open transaction from a record not yet written.";
+                   "(`group`) to tell an open transaction from a record not yet written.";
         explain_remedy(r);
         break;
     }
@@ -689,24 +675,21 @@ class Diagnoser {
       // Every topic of the scope: a joiner of this node consumes them all, and a baseline
       // written for the frozen claim's topic alone would leave the others at the group's
       // default start.
-      std::string list;
-      for (const auto& t : scope_topics()) list += " " + t;
-      out_.advice.push_back(fmt::format(
-          "Late joiners still to start: baseline them at the last stable offset, not the log end: {}{} "
-          "--group <NEW-GROUP> --apply",
-          command("baseline"), list));
+      out_.advice.push_back({"Late joiners still to start: baseline them at the last stable offset, not the log end: ",
+                             Remedy{Remedy::Kind::start_joiners, {}, {}, scope_topics(), 0, std::nullopt}});
     }
     if (std::any_of(out_.roots.begin(), out_.roots.end(), [](const Root& r) { return r.verdict == Verdict::cycle; })) {
       out_.advice.push_back(
-          "A wait cycle needs a claim on a record appended after the claiming one: a claim written by hand (produce's "
+          {"A wait cycle needs a claim on a record appended after the claiming one: a claim written by hand (produce's "
           "claims field, encode), or a bug in the gate or a stamper; if no claim on it was written by hand, please "
-          "report it with this output.");
+          "report it with this output.",
+           std::nullopt});
     }
   }
 
   const GateSnapshot& snap_;
   const DiagnosisFacts& facts_;
-  std::optional<std::string> group_;  // shell-quoted; none for a snapshot without --group
+  std::optional<std::string> group_;  // none for a snapshot explained without the group
   std::map<ChannelKey, std::size_t> channels_;
   std::map<ChannelKey, const ChannelFacts*> chfacts_;
   std::map<std::tuple<std::string, std::int32_t, std::string, SeqNo>, const LocatedSend*> located_;
@@ -714,264 +697,10 @@ class Diagnoser {
   Diagnosis out_;
 };
 
-template <class T>
-nlohmann::json opt(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-// A claim; null when there is none (an inconsistent head waits on nothing).
-nlohmann::json claim_json(const ClaimView& c) {
-  if (c.kind.empty()) return nullptr;
-  nlohmann::json j{{"kind", c.kind}, {"topic", c.topic}, {"partition", c.partition}};
-  if (c.kind == "seq") {
-    j["sender"] = c.sender;
-    j["seq"] = c.seq;
-  } else {
-    j["offset"] = c.offset;
-  }
-  j["consumed"] = c.consumed;
-  return j;
-}
-
-std::string age_text(std::int64_t ms) {
-  if (ms < 0) return "0s";
-  if (ms < 1000) return fmt::format("{}ms", ms);
-  if (ms < 60'000) return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
-  if (ms < 3'600'000) return fmt::format("{}m{}s", ms / 60'000, (ms / 1000) % 60);
-  return fmt::format("{}h{}m", ms / 3'600'000, (ms / 60'000) % 60);
-}
-
-std::string verdict_label(Verdict v) {
-  switch (v) {
-    case Verdict::not_appended: return "NOT APPENDED";
-    case Verdict::open_transaction: return "OPEN TRANSACTION";
-    case Verdict::trailing_skip: return "TRAILING SKIP";
-    case Verdict::unfetched: return "UNFETCHED";
-    case Verdict::not_received: return "NOT RECEIVED";
-    case Verdict::frozen_seq_claim: return "FROZEN SEQUENCE CLAIM";
-    case Verdict::send_not_located: return "SEND NOT LOCATED";
-    case Verdict::send_not_in_log: return "SEND NOT IN LOG";
-    case Verdict::suspected_frozen_seq_claim: return "SUSPECTED FROZEN SEQUENCE CLAIM";
-    case Verdict::outside_scope: return "OUTSIDE SCOPE";
-    case Verdict::failed_closed: return "FAILED CLOSED";
-    case Verdict::cycle: return "WAIT CYCLE (BUG)";
-    case Verdict::inconsistent: return "INCONSISTENT SNAPSHOT";
-  }
-  return "?";
-}
-
-// The left-out topics (or "T/P" channels, as left out) the ignored claims name.
-std::string topics_text(const Diagnosis& d) {
-  std::vector<std::string> topics;
-  for (const auto& c : d.ignored_claims) {
-    std::string channel = fmt::format("{}/{}", c.claim.topic, c.claim.partition);
-    const bool by_channel =
-        std::find(d.left_out_topics.begin(), d.left_out_topics.end(), channel) != d.left_out_topics.end();
-    std::string name = by_channel ? channel : c.claim.topic;
-    if (std::find(topics.begin(), topics.end(), name) == topics.end()) topics.push_back(std::move(name));
-  }
-  std::string out;
-  for (const auto& t : topics) out += (out.empty() ? "" : ", ") + t;
-  return out;
-}
-
-std::string summary_line(const Diagnosis& d) {
-  std::size_t blocking = static_cast<std::size_t>(
-      std::count_if(d.roots.begin(), d.roots.end(), [](const Root& r) { return blocks(r.verdict); }));
-  if (d.undecided()) {
-    // "not stuck" would be false for the node if it consumes the left-out topics.
-    return fmt::format("undecided: nothing held on {} channel(s) by a consumer of only the named topics, but {} "
-                       "claim(s) on {} (committed by the group, left out of the scope) were ignored; name it with "
-                       "--topic and explain again",
-                       d.channels.size(), d.ignored_claims.size(), topics_text(d));
-  }
-  // Said whether or not anything is held: a node caught up to a pinned LSO lags all the same.
-  const std::string pinned =
-      d.open_transactions.empty()
-          ? std::string()
-          : fmt::format("; a transaction still open pins the LSO of {} channel(s) (open transactions:)",
-                        d.open_transactions.size());
-  if (!d.stuck()) {
-    return fmt::format("not stuck: nothing held on {} channel(s); the gate would drain{}", d.channels.size(), pinned);
-  }
-  std::string line = fmt::format("stuck: {} of {} channel(s) hold records", d.held_channels(), d.channels.size());
-  if (d.failed_channels() > 0) line += fmt::format(", {} failed closed", d.failed_channels());
-  line += fmt::format("; {} root cause(s)", blocking);
-  if (!d.ignored_claims.empty()) {
-    line += fmt::format("; {} claim(s) on left-out {} ignored", d.ignored_claims.size(), topics_text(d));
-  }
-  return line + pinned;
-}
-
-// ", assigned t/0, t/1" (", assigned nothing" for a member that holds no partition).
-std::string assignment_text(const std::vector<MemberFact::Partition>& assignment) {
-  std::string out;
-  for (const auto& p : assignment) out += (out.empty() ? "" : ", ") + channel_text(p.topic, p.partition);
-  return ", assigned " + (out.empty() ? std::string("nothing") : out);
-}
-
 }  // namespace
-
-nlohmann::json members_json(const std::vector<MemberFact>& members) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& m : members) {
-    nlohmann::json assignment = nlohmann::json::array();
-    for (const auto& p : m.assignment) assignment.push_back({{"topic", p.topic}, {"partition", p.partition}});
-    out.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.host}, {"assignment", assignment}});
-  }
-  return out;
-}
 
 Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts) {
   return Diagnoser(snapshot, facts).run();
-}
-
-nlohmann::json to_json(const Diagnosis& d) {
-  nlohmann::json roots = nlohmann::json::array();
-  for (std::size_t i = 0; i < d.roots.size(); ++i) {
-    const auto& r = d.roots[i];
-    roots.push_back({
-        {"id", i},
-        {"verdict", to_string(r.verdict)},
-        {"blocks", blocks(r.verdict)},
-        {"summary", r.summary},
-        {"detail", r.detail},
-        {"remedy", opt(r.remedy)},
-        {"claim", claim_json(r.claim)},
-        {"held", {{"topic", r.held_topic}, {"partition", r.held_partition}, {"offset", r.held_offset}}},
-        {"awaited_offset", opt(r.awaited_offset)},
-        {"located_offset", opt(r.located_offset)},
-        {"baseline", opt(r.baseline)},
-        {"lso", opt(r.lso)},
-        {"high_watermark", opt(r.log_end)},
-        {"open_txn_since_ms", opt(r.open_txn_since_ms)},
-        {"cycle", r.cycle},
-        {"stop_first", members_json(r.stop_first)},
-        {"drains_with_lookups", opt(r.drains_with_lookups)},
-    });
-  }
-  nlohmann::json channels = nlohmann::json::array();
-  for (const auto& c : d.channels) {
-    nlohmann::json claims = nlohmann::json::array();
-    for (const auto& cd : c.claims) {
-      nlohmann::json chain = nlohmann::json::array();
-      for (const auto& s : cd.chain) {
-        chain.push_back({{"topic", s.topic}, {"partition", s.partition}, {"head_offset", s.head_offset},
-                         {"claim", claim_json(s.claim)}});
-      }
-      claims.push_back({{"claim", claim_json(cd.claim)}, {"root", cd.root}, {"chain", chain}});
-    }
-    channels.push_back({
-        {"topic", c.topic},
-        {"partition", c.partition},
-        {"baseline", c.baseline},
-        {"frontier", c.frontier},
-        {"position", opt(c.position)},
-        {"queue_length", c.queue_length},
-        {"head_offset", opt(c.head_offset)},
-        {"head_age_ms", opt(c.head_age)},
-        {"lso", opt(c.lso)},
-        {"high_watermark", opt(c.log_end)},
-        {"failed", c.failed},
-        {"failed_offset", opt(c.failed_offset)},
-        {"claims", claims},
-    });
-  }
-  nlohmann::json ignored = nlohmann::json::array();
-  for (const auto& c : d.ignored_claims) {
-    ignored.push_back({{"topic", c.topic}, {"partition", c.partition}, {"offset", c.offset}, {"delivered", c.delivered},
-                       {"claim", claim_json(c.claim)}});
-  }
-  nlohmann::json open = nlohmann::json::array();
-  for (const auto& t : d.open_transactions) {
-    open.push_back({{"topic", t.topic}, {"partition", t.partition}, {"lso", t.lso}, {"high_watermark", t.log_end},
-                    {"open_txn_since_ms", opt(t.since_ms)}});
-  }
-  nlohmann::json queued = nlohmann::json::array();
-  for (const auto& l : d.queued_frozen) {
-    queued.push_back({{"topic", l.topic}, {"partition", l.partition}, {"sender", l.sender}, {"seq", l.seq},
-                      {"located_offset", opt(l.offset)}});
-  }
-  return {{"version", 1},
-          {"stuck", d.stuck()},
-          {"undecided", d.undecided()},
-          {"summary", summary_line(d)},
-          {"held_channels", d.held_channels()},
-          {"roots", roots},
-          {"remedies", d.remedies},
-          {"channels", channels},
-          {"advice", d.advice},
-          {"left_out_topics", d.left_out_topics},
-          {"ignored_claims", ignored},
-          {"queued_frozen", queued},
-          {"open_transactions", open}};
-}
-
-std::string to_text(const Diagnosis& d) {
-  std::string out = summary_line(d) + "\n";
-  for (std::size_t i = 0; i < d.roots.size(); ++i) {
-    const auto& r = d.roots[i];
-    out += fmt::format("\n[{}] {}{}\n    {}\n    {}\n", i + 1, verdict_label(r.verdict),
-                       blocks(r.verdict) ? "" : " (does not block)", r.summary, r.detail);
-    if (r.remedy) out += fmt::format("    remedy: {}\n", *r.remedy);
-    if (!r.stop_first.empty()) {
-      out += fmt::format("    stop these {} member(s) of the group first (baseline --apply refuses while it has any):\n",
-                         r.stop_first.size());
-      for (const auto& m : r.stop_first) {
-        out += fmt::format("      client {} on host {} (member {}){}\n", m.client_id, m.host, m.member_id,
-                           assignment_text(m.assignment));
-      }
-    }
-  }
-  if (!d.ignored_claims.empty()) {
-    out += "\nignored claims on left-out topics (a consumer of those topics would wait on them):\n";
-    for (const auto& c : d.ignored_claims) {
-      out += fmt::format("  {} claims {}{}\n", offset_text(c.topic, c.partition, c.offset), claim_text(c.claim),
-                         c.delivered ? " (delivered by the replay, which ignored the claim)" : "");
-    }
-  }
-  if (!d.open_transactions.empty()) {
-    out += "\nopen transactions (nothing of these channels at or past the LSO is read until they commit or abort):\n";
-    for (const auto& t : d.open_transactions) {
-      out += fmt::format("  {}: LSO {}, high watermark {} ({} offset(s) held back){}\n", channel_text(t.topic, t.partition),
-                         t.lso, t.log_end, t.log_end - t.lso,
-                         t.since_ms ? fmt::format(", open since {} (the timestamp of its first record there)",
-                                                  utc_text(*t.since_ms))
-                                    : std::string());
-    }
-  }
-  for (const auto& a : d.advice) out += fmt::format("\nadvice: {}\n", a);
-  out += "\nchannels:\n";
-  for (const auto& c : d.channels) {
-    out += fmt::format("  {:<24} baseline {:<8} frontier {:<8}", channel_text(c.topic, c.partition), c.baseline,
-                       c.frontier);
-    if (c.position) out += fmt::format(" position {}", *c.position);
-    if (c.lso) out += fmt::format(" lso {}", *c.lso);
-    if (c.log_end) out += fmt::format(" high_watermark {}", *c.log_end);
-    if (c.failed) out += fmt::format(" FAILED CLOSED at {}", c.failed_offset.value_or(-1));
-    if (!c.head_offset) {
-      out += "  nothing held";
-      // A failed channel's own root: it delivers nothing at or after the failed record.
-      for (const auto& cd : c.claims) out += fmt::format(", delivers nothing more -> root [{}]", cd.root + 1);
-      out += "\n";
-      continue;
-    }
-    out += fmt::format("\n    head {} held{}, {} record(s) queued\n", *c.head_offset,
-                       c.head_age ? " for " + age_text(*c.head_age) : std::string(), c.queue_length);
-    for (const auto& cd : c.claims) {
-      out += fmt::format("    waits on {} -> root [{}]\n", cd.claim.kind.empty() ? "nothing" : claim_text(cd.claim),
-                         cd.root + 1);
-      if (cd.chain.size() > 1) {
-        std::string chain;
-        for (const auto& s : cd.chain) {
-          chain += fmt::format("{}{} (waits on {})", chain.empty() ? "" : " -> ",
-                               offset_text(s.topic, s.partition, s.head_offset), claim_text(s.claim));
-        }
-        out += fmt::format("      chain: {}\n", chain);
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace causal

@@ -62,8 +62,10 @@ void replace_all(std::string& text, std::string_view value, std::string_view by)
   }
 }
 
+// `where` names where the property came from, with `field` (the option field, in
+// backquotes in `where`; error.hpp) when it came from one.
 std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
-                               std::string_view where) {
+                               std::string_view where, std::string_view field = {}) {
   char err[512];
   if (const auto res = rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err); res != RD_KAFKA_CONF_OK) {
     std::string why = err;
@@ -72,7 +74,8 @@ std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, co
     // shown, only its name is wrong.
     if (res == RD_KAFKA_CONF_UNKNOWN) {
       if (!value.empty()) replace_all(why, value, "[not shown]");
-      return std::unexpected(usage_error(fmt::format("{}: cannot set property {} (value not shown): {}", where, key, why)));
+      return std::unexpected(
+          usage_error(fmt::format("{}: cannot set property {} (value not shown): {}", where, key, why), std::string(field)));
     }
     // A long value is cut, here and where librdkafka quotes it, as all quoted input is (causal(1)).
     constexpr std::size_t kShown = 60;
@@ -81,21 +84,23 @@ std::expected<void, Error> set(rd_kafka_conf_t* conf, const std::string& key, co
       shown = fmt::format("{}... ({} bytes)", value.substr(0, kShown), value.size());
       replace_all(why, value, value.substr(0, kShown) + "...");
     }
-    return std::unexpected(usage_error(fmt::format("{}: cannot set property {}={}: {}", where, key, shown, why)));
+    return std::unexpected(
+        usage_error(fmt::format("{}: cannot set property {}={}: {}", where, key, shown, why), std::string(field)));
   }
   remember_secret(key, value);
   return {};
 }
 
-// set() for a property a user gave (configuration file, --cluster section, -F, -X): one that
-// causal sets itself (owned_properties.hpp) is refused, naming where it came from.
+// set() for a property a user gave (configuration file, the cluster's section, property
+// files, properties): one that causal sets itself (owned_properties.hpp) is refused, naming
+// where it came from.
 std::expected<void, Error> set_user(rd_kafka_conf_t* conf, const std::string& key, const std::string& value,
-                                    std::string_view where) {
+                                    std::string_view where, std::string_view field = {}) {
   if (auto why = refuse_owned_property(key, value)) {
-    return std::unexpected(usage_error(fmt::format("{}: cannot set property {}={}: {}", where, key,
-                                                   name_excerpt(value), *why)));
+    return std::unexpected(usage_error(
+        fmt::format("{}: cannot set property {}={}: {}", where, key, name_excerpt(value), *why), std::string(field)));
   }
-  return set(conf, key, value, where);
+  return set(conf, key, value, where, field);
 }
 
 // The text of a -F file. A file that can be read only once (a pipe, as `-F <(...)` and
@@ -125,13 +130,15 @@ std::expected<std::string, std::string> property_file_text(const std::string& pa
 bool sets_brokers(const std::string& key) { return key == "bootstrap.servers" || key == "metadata.broker.list"; }
 
 std::expected<std::pair<std::string, std::string>, Error> split_property(std::string_view text,
-                                                                         std::string_view where) {
+                                                                         std::string_view where,
+                                                                         std::string_view field = {}) {
   auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0) {
     if (is_secret(text)) {  // "sasl.password:hunter2" names a secret: not echoed
-      return std::unexpected(usage_error(fmt::format("{}: expected key=value, got text naming a secret property (not shown)", where)));
+      return std::unexpected(usage_error(
+          fmt::format("{}: expected key=value, got text naming a secret property (not shown)", where), std::string(field)));
     }
-    return std::unexpected(usage_error(fmt::format("{}: expected key=value, got '{}'", where, text)));
+    return std::unexpected(usage_error(fmt::format("{}: expected key=value, got '{}'", where, text), std::string(field)));
   }
   return std::pair{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }
@@ -214,18 +221,20 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
   }
   if (!opts.cluster.empty()) {
     if (!*config) {
-      return std::unexpected(usage_error(fmt::format(
-          "--cluster {}: there is no configuration file ({} does not exist; create it, or name one with "
-          "$CAUSAL_CONFIG)",
-          opts.cluster, config_file_path().empty() ? "~/.config/causal/causal.conf" : config_file_path())));
+      return std::unexpected(usage_error(
+          fmt::format("`cluster` {}: there is no configuration file ({} does not exist; create it, or name one with "
+                      "$CAUSAL_CONFIG)",
+                      opts.cluster, config_file_path().empty() ? "~/.config/causal/causal.conf" : config_file_path()),
+          "cluster"));
     }
     const auto* section = (*config)->section(opts.cluster);
     if (!section) {
       std::string names;
       for (const auto& [n, entries] : (*config)->sections) names += (names.empty() ? "" : ", ") + n;
-      return std::unexpected(usage_error(fmt::format("--cluster {}: {} has no section [{}] (it has: {})", opts.cluster,
+      return std::unexpected(usage_error(fmt::format("`cluster` {}: {} has no section [{}] (it has: {})", opts.cluster,
                                                      (*config)->path, opts.cluster,
-                                                     names.empty() ? "no sections" : names)));
+                                                     names.empty() ? "no sections" : names),
+                                         "cluster"));
     }
     for (const auto& e : *section) {
       auto where = fmt::format("{}:{}", (*config)->path, e.line);
@@ -237,7 +246,9 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
     auto text = property_file_text(file);
     if (!text) {
       return std::unexpected(
-          usage_error(fmt::format("-F {}: cannot read the property file: {}", quoted_excerpt(file), text.error())));
+          usage_error(fmt::format("`property_files` {}: cannot read the property file: {}", quoted_excerpt(file),
+                                  text.error()),
+                      "property_files"));
     }
     std::istringstream in(*text);
     std::string line;
@@ -245,22 +256,26 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
       auto first = line.find_first_not_of(" \t\r");
       if (first == std::string::npos || line[first] == '#') continue;
       auto last = line.find_last_not_of(" \t\r");
-      std::string where = fmt::format("-F {}:{}", file, lineno);
+      std::string where = fmt::format("`property_files` {}:{}", file, lineno);
       auto kv = split_property(std::string_view(line).substr(first, last - first + 1), where);
       // Not quoted: a line that lost its '=' may hold a secret.
-      if (!kv) return std::unexpected(usage_error(fmt::format("{}: expected key=value", where)));
+      if (!kv) return std::unexpected(usage_error(fmt::format("{}: expected key=value", where), "property_files"));
       // Spaces around the key and the value are dropped, as in the configuration file
       // (causal-config(5)): a line copied from one works in the other.
       kv->first = std::string(trim_blanks(kv->first));
       kv->second = std::string(trim_blanks(kv->second));
-      if (auto r = set_user(conf.get(), kv->first, kv->second, where); !r) return std::unexpected(r.error());
+      if (auto r = set_user(conf.get(), kv->first, kv->second, where, "property_files"); !r) {
+        return std::unexpected(r.error());
+      }
       brokers_set = brokers_set || sets_brokers(kv->first);
     }
   }
   for (const auto& p : opts.properties) {
-    auto kv = split_property(p, "-X");
+    auto kv = split_property(p, "`properties`", "properties");
     if (!kv) return std::unexpected(kv.error());
-    if (auto r = set_user(conf.get(), kv->first, kv->second, "-X"); !r) return std::unexpected(r.error());
+    if (auto r = set_user(conf.get(), kv->first, kv->second, "`properties`", "properties"); !r) {
+      return std::unexpected(r.error());
+    }
     brokers_set = brokers_set || sets_brokers(kv->first);
   }
   // A handle's own value of a property causal owns is set last, over every source: a user's
@@ -280,13 +295,16 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
     if (const char* env = std::getenv("CAUSAL_BROKERS"); env && *env) brokers = env;
   }
   if (!brokers.empty()) {
-    if (auto r = set(conf.get(), "bootstrap.servers", brokers, "-b"); !r) return std::unexpected(r.error());
+    if (auto r = set(conf.get(), "bootstrap.servers", brokers, "`brokers`", "brokers"); !r) {
+      return std::unexpected(r.error());
+    }
   }
   const std::string boot = bootstrap_of(conf.get());
   if (boot.empty()) {
     return std::unexpected(usage_error(
-        "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, set bootstrap.servers with -X or -F, or "
-        "use --cluster NAME with a section of the configuration file"));
+        "no Kafka brokers given: use `brokers` HOST:PORT, set $CAUSAL_BROKERS, set bootstrap.servers with "
+        "`properties` or `property_files`, or use `cluster` NAME with a section of the configuration file",
+        "brokers"));
   }
   // Only separators (-b ' , '): librdkafka would wait out the timeout for no broker at all.
   if (boot.find_first_not_of(" ,\t") == std::string::npos) {

@@ -84,8 +84,9 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   if (committed_rule(opts.default_start) ||
       std::any_of(opts.start.begin(), opts.start.end(), [&](const StartRule& r) { return committed_rule(r.position); })) {
     return std::unexpected(usage_error(
-        "a group member starts from its committed offsets; --from says where a partition without a commit starts "
-        "(beginning, end, lso, an offset or -N), so it cannot be 'committed'"));
+        "a group member starts from its committed offsets; `start` says where a partition without a commit starts "
+        "(beginning, end, lso, an offset or -N), so it cannot be 'committed'",
+        "start"));
   }
 
   std::unique_ptr<ConsumerHost> host(new ConsumerHost(names, observer));

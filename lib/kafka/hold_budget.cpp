@@ -151,7 +151,7 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
   if ((!paused_now.empty() || budget_stats.pauses > 0) && !first_pause_said && host->observer_) {
     first_pause_said = true;
     host->observer_->note(fmt::format(
-        "held records reached {} of the {} budget (--max-held-bytes): pausing the fetch of {} until their blocked "
+        "held records reached {} of the {} budget (`max_held_bytes`): pausing the fetch of {} until their blocked "
         "heads are released; still fetching what blocked heads wait on: {}",
         mib(held_total), mib(budget), names_of([&](ChannelId c) { return chans[c].budget_paused; }),
         names_of([&](ChannelId c) { return awaited[c]; })));
@@ -161,7 +161,7 @@ std::expected<void, Error> ConsumerHost::Impl::apply_budget() {
     ++budget_stats.overruns;
     if (host->observer_) {
       host->observer_->note(fmt::format(
-          "held records take {}, over the {} budget (--max-held-bytes), and none is deliverable: fetching only "
+          "held records take {}, over the {} budget (`max_held_bytes`), and none is deliverable: fetching only "
           "what blocked heads wait on ({}), past the budget until those records arrive; the rest is paused",
           mib(held_total), mib(budget), names_of([&](ChannelId c) { return awaited[c]; })));
     }

@@ -34,15 +34,15 @@ std::optional<std::string> refuse_owned_property(std::string_view key, std::stri
         "abort is never delivered, committed past, decoded or diagnosed, so {} cannot be set", value);
   }
   if ((key == "enable.auto.commit" || key == "enable.auto.offset.store") && !reads_false(value)) {
-    return std::string("a member commits itself, and only what it delivered (tail --commit); librdkafka's "
-                       "automatic commits would pass records still held");
+    return std::string("a member commits itself, and only what it delivered (`ConsumerHost::commit`); "
+                       "librdkafka's automatic commits would pass records still held");
   }
   if (key == "enable.idempotence" && !reads_true(value)) {
     return std::string("a sender's claims rely on the order of its acknowledged sends, which idempotence keeps");
   }
-  if (key == "group.id") return std::string("causal sets the group id itself; a group is named with --group (tail, explain, baseline)");
+  if (key == "group.id") return std::string("causal sets the group id itself; a group is named with `ConsumerOptions::group`");
   if (key == "transactional.id") {
-    return std::string("give it with causal produce's --transactional-id, which runs the sends in transactions");
+    return std::string("give it with `ProducerOptions::transactional_id`, which runs the sends in transactions");
   }
   return std::nullopt;
 }

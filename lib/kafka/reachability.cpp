@@ -119,13 +119,14 @@ std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,
   }
   if (why.empty()) return {};
   return std::unexpected(runtime_error(fmt::format(
-      "cannot reach the Kafka brokers at {}: {}; {}", bootstrap_servers, why, kCheckBrokers)));
+      "cannot reach the Kafka brokers at {}: {}; {}", bootstrap_servers, why, kCheckBrokers), "brokers"));
 }
 
 std::string check_brokers_after(std::chrono::milliseconds waited) {
   return fmt::format(
-      "check the broker list (-b, $CAUSAL_BROKERS, or bootstrap.servers from -X, -F or the configuration file), that "
-      "the brokers are up, and that {} ms (--timeout-ms) is long enough for them to answer",
+      "check the broker list (`brokers`, $CAUSAL_BROKERS, or bootstrap.servers from `properties`, `property_files` or "
+      "the configuration file), that the brokers are up, and that {} ms (`timeout_ms`) is long enough for them to "
+      "answer",
       waited.count());
 }
 

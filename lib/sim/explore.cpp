@@ -65,7 +65,7 @@ bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string
       b.refetch = true;
     } else {
       error = fmt::format(
-          "--events: unknown event '{}' (none, or a list of abort, crash, replay, rebalance, rewind, fence, refetch)", e);
+          "`events`: unknown event '{}' (none, or a list of abort, crash, replay, rebalance, rewind, fence, refetch)", e);
       return false;
     }
     at = comma + 1;
@@ -135,27 +135,6 @@ WorldConfig explore_config(const ExploreBounds& b) {
   return c;
 }
 
-std::string bounds_options(const ExploreBounds& b) {
-  std::string s = fmt::format("--exhaustive --channels {} --sends {} --events {} --joiner {}", b.channels, b.sends,
-                              [&] {
-                                std::string e;
-                                if (b.abort) e += ",abort";
-                                if (b.crash) e += ",crash";
-                                if (b.replay) e += ",replay";
-                                if (b.rebalance) e += ",rebalance";
-                                if (b.rewind) e += ",rewind";
-                                if (b.fence) e += ",fence";
-                                if (b.refetch) e += ",refetch";
-                                return e.empty() ? std::string("none") : e.substr(1);
-                              }(),
-                              to_string(b.joiner));
-  if (b.relay != RelayMode::narrow) s += fmt::format(" --relay {}", to_string(b.relay));
-  if (b.q_sends >= 0) s += fmt::format(" --q-sends {}", b.q_sends);
-  if (b.fetch != 1) s += fmt::format(" --fetch {}", b.fetch);
-  if (!b.reduction) s += " --no-reduction";
-  return s;
-}
-
 std::string format_schedule(const Schedule& s) {
   if (s.empty()) return "-";
   std::string out;
@@ -209,13 +188,11 @@ Schedule schedule_of(const std::vector<StateNode>& nodes, std::uint32_t id) {
 namespace {
 
 // The breadth-first search; states at depth `max_depth` are checked but not expanded.
-ExploreResult search(const ExploreBounds& b, bool stop_at_first, const std::string& program,
-                     std::uint64_t max_depth = UINT64_MAX) {
+ExploreResult search(const ExploreBounds& b, bool stop_at_first, std::uint64_t max_depth = UINT64_MAX) {
   const auto t0 = std::chrono::steady_clock::now();
   const WorldConfig config = explore_config(b);
   ExploreResult res;
   res.bounds = b;
-  res.program = program;
   std::vector<StateNode> nodes;
   std::unordered_map<std::uint64_t, std::uint32_t> seen;
   std::vector<std::uint32_t> level, next;
@@ -333,8 +310,8 @@ ExploreResult search(const ExploreBounds& b, bool stop_at_first, const std::stri
 
 }  // namespace
 
-ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::string& program) {
-  ExploreResult res = search(b, stop_at_first, program);
+ExploreResult explore(const ExploreBounds& b, bool stop_at_first) {
+  ExploreResult res = search(b, stop_at_first);
   if (!stop_at_first || !b.reduction || res.counterexamples.empty()) return res;
   // The reduction explores one schedule per class of equivalent ones, and a class's
   // representative may violate later than its shortest member: a full search of every
@@ -344,7 +321,7 @@ ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::str
   ExploreBounds full = b;
   full.reduction = false;
   const std::size_t len = res.counterexamples.front().schedule.size();
-  const ExploreResult shorter = search(full, true, program, len - 1);
+  const ExploreResult shorter = search(full, true, len - 1);
   res.shortening_states = shorter.states;
   if (!shorter.counterexamples.empty()) {
     res.counterexamples = shorter.counterexamples;
@@ -362,7 +339,7 @@ std::optional<WorldResult> replay_schedule(const ExploreBounds& b, const Schedul
   for (std::size_t i = 0; i < schedule.size(); ++i) {
     const std::size_t enabled = w.enabled_count();
     if (schedule[i] >= enabled) {
-      error = fmt::format("--replay: step {} chooses event {}, but only {} events are enabled there", i + 1,
+      error = fmt::format("`replay`: step {} chooses event {}, but only {} events are enabled there", i + 1,
                           schedule[i], enabled);
       return std::nullopt;
     }
@@ -382,10 +359,6 @@ std::optional<WorldResult> replay_schedule(const ExploreBounds& b, const Schedul
   return r;
 }
 
-std::string replay_command(const ExploreResult& r, const Counterexample& c) {
-  return fmt::format("{} {} --replay {}", r.program, bounds_options(r.bounds), format_schedule(c.schedule));
-}
-
 std::string counterexample_trace(const ExploreResult& r, bool& reproduced) {
   reproduced = false;
   if (r.counterexamples.empty()) return {};
@@ -396,8 +369,8 @@ std::string counterexample_trace(const ExploreResult& r, bool& reproduced) {
   return trace + (error.empty() ? "" : error + "\n");
 }
 
-std::string format_summary(const ExploreResult& r) {
-  std::string s = fmt::format("explored {}\n", bounds_options(r.bounds));
+std::string format_summary(const ExploreResult& r, const ExploreWords& words) {
+  std::string s = fmt::format("explored {}\n", words.bounds(r.bounds));
   s += fmt::format("  distinct states      {}\n", r.states);
   s += fmt::format("  transitions          {}\n", r.transitions);
   if (r.bounds.reduction)
@@ -411,20 +384,20 @@ std::string format_summary(const ExploreResult& r) {
   s += fmt::format("  longest schedule     {}{} events\n", r.depth_exact ? "" : "at least ", r.depth);
   s += fmt::format("  violations           {}\n", r.violations);
   s += fmt::format("  time                 {:.1f} s\n", r.seconds);
-  if (!r.complete) s += "INCOMPLETE: the state limit (--max-states) was reached; nothing is proved\n";
+  if (!r.complete) s += "INCOMPLETE: the state limit (`max_states`) was reached; nothing is proved\n";
   for (const Counterexample& c : r.counterexamples) {
     s += fmt::format("counterexample ({} events, {}{}):\n", c.schedule.size(), c.at_drain ? "at drain" : "at a delivery",
                      !r.bounds.reduction || r.shortest
                          ? ""
                          : "; shortest among the reduced search's schedules, not proved shortest of all");
     for (const Violation& v : c.violations) s += fmt::format("  {}: {}\n", to_string(v.kind), v.detail);
-    s += fmt::format("  replay: {}\n", replay_command(r, c));
+    s += fmt::format("  replay: {}\n", words.replay(r.bounds, c.schedule));
   }
   s += r.ok() ? "PASS\n" : "FAIL\n";
   return s;
 }
 
-nlohmann::json to_json(const ExploreResult& r) {
+nlohmann::json to_json(const ExploreResult& r, const ExploreWords& words) {
   nlohmann::json j;
   j["bounds"] = {{"channels", r.bounds.channels}, {"sends", r.bounds.sends},     {"q_sends", r.bounds.q_sends},
                  {"abort", r.bounds.abort},
@@ -455,7 +428,7 @@ nlohmann::json to_json(const ExploreResult& r) {
                    {"events", c.schedule.size()},
                    {"at_drain", c.at_drain},
                    {"violations", vs},
-                   {"replay", replay_command(r, c)}});
+                   {"replay", words.replay(r.bounds, c.schedule)}});
   }
   j["counterexamples"] = ces;
   return j;

@@ -17,21 +17,6 @@ constexpr std::size_t kKeptFailures = 5;
 constexpr std::size_t kKeptAttributed = 5;
 }  // namespace
 
-std::string repro_command(const std::string& program, std::uint64_t seed, const Knobs& k) {
-  std::string cmd = fmt::format("{} --seed {} --trace", program, seed);
-  if (k.channels) cmd += fmt::format(" --channels {}", *k.channels);
-  if (k.nodes) cmd += fmt::format(" --nodes {}", *k.nodes);
-  if (k.sources) cmd += fmt::format(" --sources {}", *k.sources);
-  if (k.sends) cmd += fmt::format(" --sends {}", *k.sends);
-  const std::string faults = to_string(k.faults);
-  if (faults != to_string(FaultMix{})) cmd += fmt::format(" --faults {}", faults);
-  if (!k.lookups) cmd += " --no-lookups";
-  if (k.step_budget) cmd += fmt::format(" --step-budget {}", *k.step_budget);
-  if (k.stateful_restarts) cmd += " --stateful-restarts";
-  if (k.held_budget) cmd += fmt::format(" --held-budget {}", *k.held_budget);
-  return cmd;
-}
-
 namespace {
 
 // The worlds of a sweep, one at a time, in seed order: whatever thread ran a world, its
@@ -53,7 +38,7 @@ class Merger {
     if (failed) {
       ++r_.failed_worlds;
       if (r_.failures.size() < kKeptFailures) {
-        r_.repro.push_back(repro_command(opts_.program, seed, opts_.knobs));
+        r_.repro.push_back({seed, opts_.knobs});
         r_.failures.push_back(wr);
       }
     }
@@ -190,7 +175,7 @@ SweepResult run_sweep(const SweepOptions& opts) {
   return r;
 }
 
-std::string format_summary(const SweepResult& r) {
+std::string format_summary(const SweepResult& r, const ReproCommand& repro) {
   std::string s;
   const double rate = r.seconds > 0 ? static_cast<double>(r.worlds) / r.seconds : 0;
   s += fmt::format("worlds {}  steps {}  violations {} in {} worlds  {:.1f}s  {:.0f} worlds/s\n", r.worlds,
@@ -199,7 +184,7 @@ std::string format_summary(const SweepResult& r) {
     const WorldResult& w = r.failures[i];
     s += fmt::format("FAILED seed {} ({} violations):\n", w.seed, w.violation_count);
     for (const Violation& v : w.violations) s += fmt::format("  {}: {}\n", to_string(v.kind), v.detail);
-    s += fmt::format("  reproduce: {}\n", r.repro[i]);
+    s += fmt::format("  reproduce: {}\n", repro(r.repro[i]));
   }
   if (r.failed_worlds > r.failures.size()) {
     s += fmt::format("... and {} more failed world(s), not listed: the first {} in seed order are\n",
@@ -243,7 +228,7 @@ nlohmann::json to_json(const WorldResult& w) {
   return j;
 }
 
-nlohmann::json to_json(const SweepResult& r) {
+nlohmann::json to_json(const SweepResult& r, const ReproCommand& repro) {
   nlohmann::json j;
   j["ok"] = r.ok();
   j["worlds"] = r.worlds;
@@ -262,7 +247,7 @@ nlohmann::json to_json(const SweepResult& r) {
   j["failures"] = nlohmann::json::array();
   for (std::size_t i = 0; i < r.failures.size(); ++i) {
     nlohmann::json f = to_json(r.failures[i]);
-    f["reproduce"] = r.repro[i];
+    f["reproduce"] = repro(r.repro[i]);
     j["failures"].push_back(f);
   }
   // failures lists the first kKeptFailures failed worlds in seed order; the rest are counted.

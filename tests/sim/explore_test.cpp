@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "causal/sim/explore.hpp"
+#include "simulate_commands.hpp"
 
 using namespace causal::sim;
 
@@ -47,8 +48,8 @@ TEST_CASE("explore: the state hash is a function of the state, and events change
 }
 
 TEST_CASE("explore: a small world passes, every state checked, with fewer states than schedules") {
-  const ExploreResult r = explore(tiny(), false, "sim_sweep");
-  INFO(format_summary(r));
+  const ExploreResult r = explore(tiny(), false);
+  INFO(format_summary(r, causal::cli::explore_words("sim_sweep")));
   CHECK(r.ok());
   CHECK(r.complete);
   CHECK(r.violations == 0);
@@ -74,8 +75,8 @@ TEST_CASE("explore: a host that drops clocks is caught with a shortest counterex
   ExploreBounds b = tiny();
   b.joiner = JoinerMode::lso;  // consumes a/0 and b/0, where the relay's emissions land
   b.strip_clocks = true;
-  const ExploreResult r = explore(b, true, "sim_sweep");
-  INFO(format_summary(r));
+  const ExploreResult r = explore(b, true);
+  INFO(format_summary(r, causal::cli::explore_words("sim_sweep")));
   REQUIRE(r.violations > 0);
   REQUIRE(!r.counterexamples.empty());
   const Counterexample& c = r.counterexamples.front();
@@ -90,7 +91,8 @@ TEST_CASE("explore: a host that drops clocks is caught with a shortest counterex
   REQUIRE(w);
   CHECK(!w->ok());
   CHECK(trace.find("VIOLATION causal_order") != std::string::npos);
-  CHECK(replay_command(r, c).find("--replay " + printed) != std::string::npos);
+  CHECK(causal::cli::replay_command("sim_sweep", r.bounds, c.schedule).find("--replay " + printed) !=
+        std::string::npos);
   // Shortest: no schedule one event shorter fails (its every prefix passed; BFS checked
   // all schedules of each length before the next).
   Schedule shorter = c.schedule;
@@ -100,7 +102,7 @@ TEST_CASE("explore: a host that drops clocks is caught with a shortest counterex
   CHECK(p->ok());
   // Without the hook the same bounds pass.
   b.strip_clocks = false;
-  CHECK(explore(b, true, "sim_sweep").ok());
+  CHECK(explore(b, true).ok());
 }
 
 TEST_CASE("explore: schedules and bounds parse, and bad ones are refused") {
@@ -135,10 +137,11 @@ TEST_CASE("explore: the reduction reaches the terminal states and verdicts of th
       std::string err;
       REQUIRE(parse_explore_events(events, b, err));
       b.joiner = j;
-      const ExploreResult reduced = explore(b, false, "sim_sweep");
+      const ExploreResult reduced = explore(b, false);
       b.reduction = false;
-      const ExploreResult full = explore(b, false, "sim_sweep");
-      INFO(format_summary(reduced) << format_summary(full));
+      const ExploreResult full = explore(b, false);
+      INFO(format_summary(reduced, causal::cli::explore_words("sim_sweep"))
+           << format_summary(full, causal::cli::explore_words("sim_sweep")));
       CHECK(reduced.ok() == full.ok());
       CHECK(reduced.violations == full.violations);
       CHECK(reduced.terminal == full.terminal);

@@ -26,8 +26,13 @@
 #include "causal/rules.hpp"
 #include "causal/sim/explore.hpp"
 #include "causal/sim/sweep.hpp"
+#include "option_words.hpp"
+#include "simulate_commands.hpp"
 
 using namespace causal::sim;
+using causal::cli::explore_words;
+using causal::cli::repro_commands;
+using causal::cli::with_option_words;
 
 namespace {
 
@@ -46,7 +51,7 @@ int usage(const char* msg) {
 
 int main(int argc, char** argv) {
   SweepOptions opts;
-  opts.program = argv[0];
+  const std::string program = argv[0];
   std::string expect = "pass";
   std::optional<std::uint64_t> single;
   bool trace = false;
@@ -90,7 +95,9 @@ int main(int argc, char** argv) {
     } else if (a == "--events") {
       const char* v = value();
       std::string err;
-      if (!v || !parse_explore_events(v, bounds, err)) return usage(err.empty() ? "--events needs a list" : err.c_str());
+      if (!v || !parse_explore_events(v, bounds, err)) {
+        return usage(err.empty() ? "--events needs a list" : with_option_words(err).c_str());
+      }
     } else if (a == "--joiner") {
       const char* v = value();
       const auto j = v ? parse_joiner(v) : std::nullopt;
@@ -165,15 +172,15 @@ int main(int argc, char** argv) {
       std::string text, err;
       const auto r = replay_schedule(bounds, *parse_schedule(*replay), &text, err);
       std::fputs(text.c_str(), stdout);
-      if (!r) return usage(err.c_str());
+      if (!r) return usage(with_option_words(err).c_str());
       fmt::print("{}\n", to_json(*r).dump(2));
       if (expect == "violation" || expect == "failure") return r->ok() ? 1 : 0;
       return r->ok() ? 0 : 1;
     }
-    const ExploreResult r = explore(bounds, opts.stop_at_first, argv[0]);
-    std::fputs(format_summary(r).c_str(), stdout);
+    const ExploreResult r = explore(bounds, opts.stop_at_first);
+    std::fputs(with_option_words(format_summary(r, explore_words(program))).c_str(), stdout);
     bool reproduced = false;
-    const std::string ce = counterexample_trace(r, reproduced);
+    const std::string ce = with_option_words(counterexample_trace(r, reproduced));
     if (!ce.empty()) fmt::print("shortest counterexample, step by step:\n{}", ce);
     if (expect == "pass") return r.ok() ? 0 : 1;
     bool crashed_only = true;
@@ -204,7 +211,7 @@ int main(int argc, char** argv) {
   }
 
   const SweepResult r = run_sweep(opts);
-  std::fputs(format_summary(r).c_str(), stdout);
+  std::fputs(with_option_words(format_summary(r, repro_commands(program))).c_str(), stdout);
   bool crashed_only = true;
   for (const WorldResult& w : r.failures)
     for (const Violation& v : w.violations)

@@ -1,7 +1,14 @@
 // The diagnosis of a stuck gate: what each held head waits on, the chain of waits
 // behind every unsatisfied claim, and a verdict (with a remedy where one exists) for
-// every root the chains end at. `causal explain` and `causal tail`'s exit summary print
-// it; docs/explain-format.md documents the JSON form field by field.
+// every root the chains end at. The result is fields and values: a remedy is a Remedy
+// (what to do, to which group and offsets), never a command line; `causal explain` renders
+// it (apps/causal: explain_text.cpp, explain_json.cpp, remedy_command.cpp), and
+// docs/explain-format.md documents the JSON the tool prints.
+//
+// Prose (Root::summary, Root::detail, Advice::text) names the tool's options nowhere: where
+// it refers to something the caller sets, it names the field, in backquotes (`group`: the
+// consumer group, DiagnosisFacts::group; `topic`: a topic of the scope; `lookups=false`:
+// a consumer without lookups). The tool replaces each with its own option words.
 //
 // Input is a GateSnapshot (causal/snapshot.hpp) plus facts only a host can supply:
 // per channel the log start, last stable offset (LSO), high watermark (the log end)
@@ -31,7 +38,7 @@
 //                                                                else not_appended
 //                           looked up, not found, the scan
 //                             stopped short of that range     -> send_not_located (the
-//                             range scanned, and a command that searches further: the
+//                             range scanned, and a remedy that searches further: the
 //                             send was appended before the claim became visible, so
 //                             "not found in the range scanned" is not "not appended")
 //                           not looked up, S has no record on
@@ -49,9 +56,9 @@
 // commits but the scope left out (DiagnosisFacts::left_out_topics), claims on them that
 // the replay ignored make the answer undecided: a node that consumes them may hold.
 //
-// Remedies: every frozen_seq_claim with a located send gets the same one command, which
+// Remedies: every frozen_seq_claim with a located send gets the same one rewind, which
 // rewinds each frozen channel to the lowest located send on it (one rewind unfreezes
-// every root on the channel); Diagnosis::remedies lists each distinct command once.
+// every root on the channel); Diagnosis::remedies lists each distinct remedy once.
 // A remedy that writes committed offsets names the group's members to stop first. A channel that failed closed at or below the
 // awaited offset is a root of its own (failed_closed). The wait graph is acyclic
 // (every wait edge points to an earlier append); a cycle is reported as a bug.
@@ -65,11 +72,42 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "causal/snapshot.hpp"
 
 namespace causal {
+
+// A record's place: topic/partition@offset.
+struct ChannelOffset {
+  std::string topic;
+  std::int32_t partition = 0;
+  Offset offset = kNoOffset;
+  bool operator==(const ChannelOffset&) const = default;
+};
+
+// What resolves a root (or what advice ends with), as data. The tool renders it as a
+// command that runs as printed (apps/causal/remedy_command.cpp: `causal baseline ...`,
+// with the connection options it was given).
+struct Remedy {
+  enum class Kind : std::uint8_t {
+    rewind,          // write `group`'s committed offsets back to `offsets` (one per channel,
+                     // ascending by channel); refused while the group has members
+    explain,         // diagnose `group` again over `scope`, with lookups
+    search_further,  // as explain, with lookups that reach `lookup_max_offsets` offsets below
+                     // the baseline, and, when a scan ran out of time, `replay_timeout_ms`
+    decode,          // inspect the causal.clock header of the record at offsets[0]
+    start_joiners,   // baseline a new group (named by the operator) at the last stable
+                     // offset of every topic of `scope`
+  };
+  Kind kind = Kind::explain;
+  std::string group;                  // rewind, explain, search_further
+  std::vector<ChannelOffset> offsets; // rewind, decode
+  // explain, search_further: the scope as named ("T", or "T/P" for one partition);
+  // start_joiners: the topics.
+  std::vector<std::string> scope;
+  Offset lookup_max_offsets = 0;                  // search_further
+  std::optional<std::int64_t> replay_timeout_ms;  // search_further, when a scan ran out of time
+  bool operator==(const Remedy&) const = default;
+};
 
 // Per-channel facts from the log (all optional).
 struct ChannelFacts {
@@ -98,9 +136,9 @@ struct LocatedSend {
   std::optional<Offset> offset;  // nullopt: scanned, not found in [scanned_from, scanned_to)
   Offset scanned_from = kNoOffset;
   Offset scanned_to = kNoOffset;  // exclusive: the range scanned is [scanned_from, scanned_to)
-  // Not found: a command that scans further (set by the tool that scanned), given when the
-  // scan did not cover the log start .. the baseline.
-  std::optional<std::string> search_further;
+  // Not found: how to scan further (a Remedy::Kind::search_further, set by whoever
+  // scanned), given when the scan did not cover the log start .. the baseline.
+  std::optional<Remedy> search_further;
 };
 
 // A member of the consumer group, as DescribeConsumerGroups gives it (either protocol).
@@ -129,15 +167,12 @@ struct DiagnosisFacts {
   std::vector<ChannelFacts> channels;
   std::vector<LocatedSend> located;
   std::optional<std::int64_t> now;  // same unit as the snapshot's received_at (ms)
-  // The node's group, named (shell-quoted) in remedies. Absent: remedies that need it are
-  // not given (a placeholder would not run as printed) and the roots' details say so.
+  // The node's group, named in remedies. Absent: remedies that need it are not given and
+  // the roots' details say so (they name the field `group`).
   std::optional<std::string> group;
-  // The connection options explain was given ("-b host:9092 --cluster prod"), shell-quoted:
-  // every remedy that connects carries them, so that it reaches the same cluster.
-  std::optional<std::string> connection_args;
-  // The scope as the command line named it ("--topic a --topic c/1"), for remedies that
-  // run explain again; by default every topic of the snapshot.
-  std::optional<std::string> scope_args;
+  // The scope as the caller named it ("a", "c/1"), for remedies that diagnose again; by
+  // default every topic of the snapshot.
+  std::optional<std::vector<std::string>> scope;
   // Active members of the group: a remedy that writes committed offsets must wait for them.
   std::vector<MemberFact> members;
   // Topics the group has committed offsets on that the scope leaves out ("T"; "T/P" for a
@@ -192,10 +227,10 @@ struct Root {
   std::optional<std::int64_t> open_txn_since_ms;
   std::vector<std::string> cycle;         // verdict cycle: the channels on it, in order
   std::string summary;                    // one line
-  std::string detail;                     // why, in a sentence or two
-  std::optional<std::string> remedy;      // a command, where one exists
-  // The remedy writes committed offsets: these members must stop first (baseline --apply
-  // refuses while the group has any).
+  std::string detail;                     // why, in a sentence or two (fields in backquotes)
+  std::optional<Remedy> remedy;           // where one exists
+  // The remedy rewinds committed offsets: these members must stop first (the rewind is
+  // refused while the group has any).
   std::vector<MemberFact> stop_first;
   // What a consumer that performs lookups (causal tail, ConsumerHost with lookups on)
   // would do here: true it accounts for the claim and drains, false it holds too, nullopt
@@ -238,23 +273,29 @@ struct OpenTransaction {
   std::optional<std::int64_t> since_ms;        // the timestamp of the first record at the LSO
 };
 
+// General advice: prose (fields in backquotes), ending with a command where it gives one.
+struct Advice {
+  std::string text;
+  std::optional<Remedy> command;  // rendered right after the text
+};
+
 struct Diagnosis {
   std::vector<ChannelDiagnosis> channels;
   // From the facts: every channel with lso < high watermark, in channel order.
   std::vector<OpenTransaction> open_transactions;
   std::vector<Root> roots;
-  std::vector<std::string> advice;  // general advice (late joiners still to start, ...)
-  std::vector<std::string> remedies;  // every distinct root remedy, once, in root order
+  std::vector<Advice> advice;     // general advice (late joiners still to start, ...)
+  std::vector<Remedy> remedies;   // every distinct root remedy, once, in root order
   std::vector<std::string> left_out_topics;  // from the facts
   std::vector<IgnoredClaim> ignored_claims;  // claims on left-out topics the replay ignored
   // Sends located below their channel's baseline that no root waits on: frozen claims of
   // records queued behind held heads, which hold once the records ahead are released. The
-  // frozen roots' remedy rewinds for them too (else the advice gives the command).
+  // frozen roots' remedy rewinds for them too (else the advice gives the rewind).
   std::vector<LocatedSend> queued_frozen;
   // True when some channel holds records or failed closed (the gate would not drain).
   bool stuck() const;
   // Nothing is held here, but claims on topics the group consumes and the scope left out
-  // were ignored: a node consuming them might hold. Explain then exits 4 too.
+  // were ignored: a node consuming them might hold (not "drains").
   bool undecided() const;
   std::size_t held_channels() const;
   // Channels that failed closed on an undecodable header: each delivers nothing more.
@@ -263,12 +304,6 @@ struct Diagnosis {
 
 Diagnosis diagnose(const GateSnapshot& snapshot, const DiagnosisFacts& facts = {});
 
-// JSON form (docs/explain-format.md): {"version":1,"stuck":..,"summary":..,"roots":[..],
-// "channels":[..],"advice":[..]}.
-nlohmann::json to_json(const Diagnosis& d);
-// Text form: a short verdict first, then each root with its remedy, then per channel.
-std::string to_text(const Diagnosis& d);
-
 // Whether topic/partition is left out: `left_out` (DiagnosisFacts::left_out_topics) names
 // its topic, or the channel itself as "topic/partition".
 bool is_left_out(const std::vector<std::string>& left_out, std::string_view topic, std::int32_t partition);
@@ -276,8 +311,11 @@ bool is_left_out(const std::vector<std::string>& left_out, std::string_view topi
 // The text of a channel offset, as the CLI writes it: "topic/partition@offset".
 std::string offset_text(std::string_view topic, std::int32_t partition, Offset offset);
 
-// The members as JSON: [{"member_id", "client_id", "host", "assignment": [{"topic", "partition"}]}]
-// (what explain's roots list in stop_first and its source lists in group_members).
-nlohmann::json members_json(const std::vector<MemberFact>& members);
+// The text of a claim: "topic/partition@offset", or "topic/partition sender 'S' send #q".
+std::string claim_text(const ClaimView& c);
+
+// "2026-11-30T04:58:19.123Z" for a timestamp in ms since the epoch (UTC), as the
+// diagnosis's prose dates an open transaction.
+std::string utc_text(std::int64_t ms);
 
 }  // namespace causal

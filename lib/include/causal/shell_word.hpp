@@ -1,5 +1,7 @@
-// A word of a command the tools print for the user to run (explain's remedies), quoted so
-// that the command runs as printed.
+// A word of a command printed for the user to run, quoted so that the command runs as
+// printed: the tool's remedies (apps/causal/remedy_command.cpp), and the one hint of a
+// library message that is a command (lib/kafka/group_membership.cpp, a group's committed
+// offsets unreadable while a commit is pending).
 #pragma once
 
 #include <string>

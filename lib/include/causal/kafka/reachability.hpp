@@ -19,13 +19,14 @@
 
 namespace causal::kafka {
 
-// The end of every "cannot reach the brokers" message: where the list can have come from.
+// The end of every "cannot reach the brokers" message: where the list can have come from
+// (the fields of ConnectionOptions, in backquotes: error.hpp).
 inline constexpr const char* kCheckBrokers =
-    "check the broker list (-b, $CAUSAL_BROKERS, or bootstrap.servers from -X, -F or the configuration file) and "
-    "that the brokers are up";
+    "check the broker list (`brokers`, $CAUSAL_BROKERS, or bootstrap.servers from `properties`, `property_files` or "
+    "the configuration file) and that the brokers are up";
 
 // kCheckBrokers after a request that waited `waited` for its answer, which may have been too
-// short rather than the brokers down: it names the wait and --timeout-ms.
+// short rather than the brokers down: it names the wait and the field `timeout_ms`.
 std::string check_brokers_after(std::chrono::milliseconds waited);
 
 std::expected<void, Error> probe_bootstrap(const std::string& bootstrap_servers,

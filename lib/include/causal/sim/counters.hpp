@@ -51,8 +51,8 @@ namespace causal::sim {
   X(frozen_roots,        false, "distinct frozen sequence claims at the root of attributed stalls") \
   X(signature_caught,    false, "frozen roots the no-post-baseline-presence signature catches")   \
   X(inversions,          false, "structural inversions (expected zero)")                           \
-  X(budget_pauses,       true,  "channels paused by the hold budget (the test sweep sim_sweep --held-budget only)")               \
-  X(budget_resumes,      true,  "channels resumed by the hold budget (the test sweep sim_sweep --held-budget only)")              \
+  X(budget_pauses,       true,  "channels paused by the hold budget (the test sweep `Knobs::held_budget` only)")                   \
+  X(budget_resumes,      true,  "channels resumed by the hold budget (the test sweep `Knobs::held_budget` only)")                  \
   X(budget_over,         false, "times over the hold budget with only awaited channels fetched")
 // clang-format on
 

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,14 +73,12 @@ struct ExploreBounds {
 };
 
 // Parses the optional events: "none", or a comma-separated list among abort, crash, replay,
-// rebalance, rewind, fence, refetch (each present is on, each absent off). Sets `error` and returns false on an unknown name.
+// rebalance, rewind, fence, refetch (each present is on, each absent off). Sets `error` and
+// returns false on an unknown name (the error names the field as `events`: error.hpp).
 bool parse_explore_events(const std::string& text, ExploreBounds& b, std::string& error);
 
 // The one world the bounds describe (documented in docs/verification.md, "The explorer").
 WorldConfig explore_config(const ExploreBounds& b);
-// The command-line options that rebuild `b` (for reproduction commands).
-std::string bounds_options(const ExploreBounds& b);
-
 using Schedule = std::vector<std::uint32_t>;  // the index of the chosen enabled event, per step
 std::string format_schedule(const Schedule& s);    // "0.3.1" ("-" when empty)
 std::optional<Schedule> parse_schedule(const std::string& s);
@@ -113,7 +112,6 @@ struct ExploreResult {
   std::uint64_t shortening_states = 0;  // states that full search of shorter schedules visited
   bool complete = true;             // false: max_states reached (not a pass)
   double seconds = 0;
-  std::string program = "causal simulate";
   bool ok() const { return complete && violations == 0 && terminal > 0; }
 };
 
@@ -121,20 +119,27 @@ struct ExploreResult {
 // search (no reduction) of every schedule shorter than it returns the shortest one there
 // is, so the printed counterexample is a shortest one either way (unless that search hits
 // max_states: `shortest` says).
-ExploreResult explore(const ExploreBounds& b, bool stop_at_first, const std::string& program);
+ExploreResult explore(const ExploreBounds& b, bool stop_at_first);
 
 // Replays `schedule` on the bounds' world, writing the step-by-step trace to `trace`; when
 // the schedule ends in a terminal state, runs the drain checks too. An index that is not an
-// enabled event sets `error` and returns nullopt.
+// enabled event sets `error` (naming the field as `replay`: error.hpp) and returns nullopt.
 std::optional<WorldResult> replay_schedule(const ExploreBounds& b, const Schedule& schedule, std::string* trace,
                                            std::string& error);
 
-std::string replay_command(const ExploreResult& r, const Counterexample& c);
+// How a tool names what the explorer's texts refer to (apps/causal/simulate_commands.cpp).
+struct ExploreWords {
+  std::function<std::string(const ExploreBounds&)> bounds;  // the options that rebuild the bounds
+  std::function<std::string(const ExploreBounds&, const Schedule&)> replay;  // the command that replays a schedule
+};
 // The step-by-step trace of the first (shortest) counterexample, replayed from its
 // schedule; `reproduced` says whether the replay fails the checks again (a counterexample
 // that does not replay would be a bug of the explorer). Empty when there is none.
 std::string counterexample_trace(const ExploreResult& r, bool& reproduced);
-std::string format_summary(const ExploreResult& r);
-nlohmann::json to_json(const ExploreResult& r);
+// The summary: "explored" with words.bounds, each counterexample with words.replay; a search
+// that reached max_states says so, naming the field as `max_states`.
+std::string format_summary(const ExploreResult& r, const ExploreWords& words);
+// As JSON; each counterexample's "replay" is words.replay's command.
+nlohmann::json to_json(const ExploreResult& r, const ExploreWords& words);
 
 }  // namespace causal::sim

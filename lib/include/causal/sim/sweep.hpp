@@ -1,5 +1,5 @@
-// Sweeps: many generated worlds, their summed counters, the anti-vacuity rule, and the one
-// command that reproduces any failing seed.
+// Sweeps: many generated worlds, their summed counters, the anti-vacuity rule, and what
+// reproduces any failing seed (its seed and knobs: a tool renders them as its command).
 //
 // A sweep fails when any world violates the oracle, or when a must-fire counter is zero at
 // the end (counters.hpp): both are reported, and kept apart, so a mutant build can assert
@@ -32,7 +32,6 @@ struct SweepOptions {
   bool stop_at_first = false;  // stop at the first world, in seed order, that violates the oracle
   unsigned jobs = 1;           // worker threads; 1 runs every world on the calling thread
   std::vector<std::uint64_t> skip;  // seeds not run (e.g. known production failures, for mutants)
-  std::string program = "causal simulate";  // used in reproduction commands
   // Called after every world (for progress); `done` counts worlds run so far.
   std::function<void(std::uint64_t done, std::uint64_t total, const WorldResult&)> after_world;
   // When *stop becomes non-zero (a signal handler sets it), the sweep ends after the next
@@ -42,12 +41,21 @@ struct SweepOptions {
   const volatile std::sig_atomic_t* stop = nullptr;
 };
 
+// What replays a failing world step by step: its seed and the knobs that built it.
+struct Repro {
+  std::uint64_t seed = 0;
+  Knobs knobs;
+};
+// The command a tool gives to run a Repro (causal simulate's: `causal simulate --seed N
+// --trace ...`, apps/causal/simulate_commands.cpp).
+using ReproCommand = std::function<std::string(const Repro&)>;
+
 struct SweepResult {
   std::uint64_t worlds = 0;
   std::uint64_t failed_worlds = 0;
   std::uint64_t violations = 0;
   std::vector<WorldResult> failures;      // the first few failing worlds
-  std::vector<std::string> repro;         // one command per kept failure
+  std::vector<Repro> repro;               // one per kept failure
   std::vector<std::string> attributed;    // a sample of attributed stalls, with their seed
   Counters counters;
   std::vector<std::string> vacuous;       // must-fire counters still at zero (excused ones aside)
@@ -59,10 +67,11 @@ struct SweepResult {
 };
 
 SweepResult run_sweep(const SweepOptions& opts);
-// The one command that replays world `seed` (with the knobs that built it) step by step.
-std::string repro_command(const std::string& program, std::uint64_t seed, const Knobs& knobs);
-std::string format_summary(const SweepResult& r);
-nlohmann::json to_json(const SweepResult& r);
+// The summary, each kept failure with the command `repro` gives for it ("reproduce: ...").
+// Its counters' descriptions name knobs as fields in backquotes (counters.hpp).
+std::string format_summary(const SweepResult& r, const ReproCommand& repro);
+// As JSON; each kept failure's "reproduce" is the command `repro` gives.
+nlohmann::json to_json(const SweepResult& r, const ReproCommand& repro);
 nlohmann::json to_json(const WorldResult& r);
 
 }  // namespace causal::sim
