@@ -11,7 +11,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 run=$$-$RANDOM
 X=(-X partition.assignment.strategy=cooperative-sticky)
 declare -A member
@@ -83,5 +85,4 @@ leave e
 rc=$?
 [[ $rc == 0 ]] && ok || bad "e exited $rc: $(tail -2 "$TMP/e.err")"
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

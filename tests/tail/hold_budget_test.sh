@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# causal tail --max-held-bytes (issue 14, item 1) on the real broker: on a skewed backlog
+# causal tail --max-held-bytes on the real broker: on a skewed backlog
 # (every record of partitions 1-3 claims the last of 40,000 records of partition 0) tail
 # keeps what it holds within the budget, by pausing partitions 1-3, says so on stderr, and
 # still delivers every record once, in causal order. Without a budget the same read holds
@@ -10,7 +10,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 t=hold-budget-$$-$RANDOM
 create_topic "$t" 4 || { echo "FAIL cannot create topic $t"; exit 1; }
 N=40000
