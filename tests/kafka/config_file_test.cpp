@@ -97,7 +97,7 @@ TEST_CASE("the configuration file: a key given twice keeps both lines, in order"
   CHECK(f->global[1].value == "b");
 }
 
-TEST_CASE("the configuration file: sections keep file order; an empty one exists; lines after a header are its own") {
+TEST_CASE("the configuration file: sections keep file order, an empty one exists, and lines after a header are its own") {
   auto f = parse_config_file("/c.conf", "[b.2]\n[a_1-X]\nk=v\n[b.2]\nj=w\n");
   REQUIRE(f);
   CHECK(f->global.empty());

@@ -60,7 +60,7 @@ std::string usage_error_of(const ConnectionOptions& opts,
 
 }  // namespace
 
-TEST_CASE("-X: a property without '=' or without a key is refused, quoting it") {
+TEST_CASE("the -X option: a property without '=' or without a key is refused, quoting it") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
@@ -70,7 +70,7 @@ TEST_CASE("-X: a property without '=' or without a key is refused, quoting it") 
   CHECK(usage_error_of(opts) == "-X: expected key=value, got '=causal'");
 }
 
-TEST_CASE("-X: text naming a secret property without '=' is refused without being shown") {
+TEST_CASE("the -X option: text naming a secret property without '=' is refused without being shown") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
@@ -80,7 +80,7 @@ TEST_CASE("-X: text naming a secret property without '=' is refused without bein
   CHECK(message.find("hunter2") == std::string::npos);
 }
 
-TEST_CASE("-X: an unknown property is named, its value never shown (it may be a misspelt secret)") {
+TEST_CASE("the -X option: an unknown property is named, its value never shown (it may be a misspelt secret)") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
@@ -90,7 +90,7 @@ TEST_CASE("-X: an unknown property is named, its value never shown (it may be a 
   CHECK(message.find("hunter2") == std::string::npos);
 }
 
-TEST_CASE("-X: a property causal owns is refused, naming the property, its value and why") {
+TEST_CASE("the -X option: a property causal owns is refused, naming the property, its value and why") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
@@ -103,7 +103,7 @@ TEST_CASE("-X: a property causal owns is refused, naming the property, its value
   CHECK(usage_error_of(opts).starts_with("-X: cannot set property isolation.level='read uncommitted': "));
 }
 
-TEST_CASE("-X: causal's own value of an owned property is accepted over a handle's default") {
+TEST_CASE("the -X option: causal's own value of an owned property is accepted over a handle's default") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
@@ -114,7 +114,7 @@ TEST_CASE("-X: causal's own value of an owned property is accepted over a handle
   CHECK(conf.error().code != causal::Errc::usage);
 }
 
-TEST_CASE("-F: lines are trimmed, comments and blank lines skipped, and a bad line named by file and line") {
+TEST_CASE("the -F option: lines are trimmed, comments and blank lines skipped, and a bad line named by file and line") {
   Env env;
   const auto good = env.write("good.props", "# a comment\n\n  bootstrap.servers = 127.0.0.1:5 \r\n");
   ConnectionOptions opts;
@@ -129,7 +129,7 @@ TEST_CASE("-F: lines are trimmed, comments and blank lines skipped, and a bad li
   CHECK(message.find("hunter2") == std::string::npos);
 }
 
-TEST_CASE("-F: a file that cannot be read, or a directory, is named with the reason") {
+TEST_CASE("the -F option: a file that cannot be read, or a directory, is named with the reason") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
@@ -140,7 +140,7 @@ TEST_CASE("-F: a file that cannot be read, or a directory, is named with the rea
   CHECK(usage_error_of(opts) == "-F '" + env.dir.string() + "': cannot read the property file: it is a directory");
 }
 
-TEST_CASE("-F: a property causal owns is refused, naming the file and line") {
+TEST_CASE("the -F option: a property causal owns is refused, naming the file and line") {
   Env env;
   const auto file = env.write("owned.props", "client.id=x\ngroup.id=mine\n");
   ConnectionOptions opts;
@@ -149,7 +149,7 @@ TEST_CASE("-F: a property causal owns is refused, naming the file and line") {
   CHECK(usage_error_of(opts).starts_with("-F " + file + ":2: cannot set property group.id=mine: "));
 }
 
-TEST_CASE("brokers: -b over -X over -F over $CAUSAL_BROKERS; the environment beats the file's global lines") {
+TEST_CASE("brokers: -b over -X over -F over $CAUSAL_BROKERS, and the environment over the file's global lines") {
   Env env;
   const auto conf = env.write(".config/causal/causal.conf", "bootstrap.servers=10.0.0.1:1\n[prod]\nbootstrap.servers=10.0.0.2:2\n");
   const auto props = env.write("p.props", "bootstrap.servers=10.0.0.3:3\n");
@@ -187,7 +187,7 @@ TEST_CASE("brokers: none from any source, or only separators, is a usage error")
   CHECK(usage_error_of(opts) == "the brokers ', ' name no address: give HOST:PORT[,HOST:PORT...]");
 }
 
-TEST_CASE("--cluster: no configuration file, or no such section, is a usage error naming what there is") {
+TEST_CASE("the --cluster option: no configuration file, or no such section, is a usage error naming what there is") {
   Env env;
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";

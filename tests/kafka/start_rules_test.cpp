@@ -28,7 +28,7 @@ std::vector<StartRule> rules(std::initializer_list<const char*> texts) {
 
 }  // namespace
 
-TEST_CASE("--from positions: each name and its synonyms") {
+TEST_CASE("start positions (--from): each name and its synonyms") {
   CHECK(parse_start_position("beginning") == StartPosition{Kind::beginning, 0});
   CHECK(parse_start_position("earliest") == StartPosition{Kind::beginning, 0});
   CHECK(parse_start_position("start") == StartPosition{Kind::beginning, 0});
@@ -39,14 +39,14 @@ TEST_CASE("--from positions: each name and its synonyms") {
   CHECK(parse_start_position("committed") == StartPosition{Kind::committed, 0});
 }
 
-TEST_CASE("--from positions: an offset, and N before the end") {
+TEST_CASE("start positions (--from): an offset, and N before the end") {
   CHECK(parse_start_position("0") == StartPosition{Kind::offset, 0});
   CHECK(parse_start_position("1041") == StartPosition{Kind::offset, 1041});
   CHECK(parse_start_position("9223372036854775807") == StartPosition{Kind::offset, 9223372036854775807});
   CHECK(parse_start_position("-10") == StartPosition{Kind::from_end, 10});
 }
 
-TEST_CASE("--from positions: anything else is a usage error quoting the text") {
+TEST_CASE("start positions (--from): anything else is a usage error quoting the text") {
   for (const char* text : {"", "-", "--5", "+5", "5x", " 5", "5 ", "Beginning", "END", "1e3", "0x10",
                            "9223372036854775808", "-9223372036854775809"}) {
     INFO('"' << text << '"');
@@ -57,7 +57,7 @@ TEST_CASE("--from positions: anything else is a usage error quoting the text") {
   }
 }
 
-TEST_CASE("--from positions: a long or unprintable text is quoted cut and escaped") {
+TEST_CASE("start positions (--from): a long or unprintable text is quoted cut and escaped") {
   const std::string long_text(100, '7');
   auto p = parse_start_position(long_text + "x");
   REQUIRE_FALSE(p);
@@ -67,7 +67,7 @@ TEST_CASE("--from positions: a long or unprintable text is quoted cut and escape
   CHECK(q.error().message == "--from 'e\\x0ad'" + kExpected);
 }
 
-TEST_CASE("--from positions: to_string gives the text that parses back to the same position") {
+TEST_CASE("start positions (--from): to_string gives the text that parses back to the same position") {
   for (const StartPosition& p :
        {StartPosition{Kind::beginning, 0}, StartPosition{Kind::end, 0}, StartPosition{Kind::lso, 0},
         StartPosition{Kind::committed, 0}, StartPosition{Kind::offset, 0}, StartPosition{Kind::offset, 77},
@@ -82,7 +82,7 @@ TEST_CASE("--from positions: to_string gives the text that parses back to the sa
   CHECK(to_string(StartPosition{Kind::lso, 0}) == "lso");
 }
 
-TEST_CASE("--from rules: unscoped, a topic, or a partition, with '=' or '@'") {
+TEST_CASE("start rules (--from): unscoped, a topic, or a partition, with '=' or '@'") {
   auto all = parse_start_rule("end");
   REQUIRE(all);
   CHECK_FALSE(all->scope);
@@ -109,7 +109,7 @@ TEST_CASE("--from rules: unscoped, a topic, or a partition, with '=' or '@'") {
   CHECK(at->position == StartPosition{Kind::committed, 0});
 }
 
-TEST_CASE("--from rules: a bad position, topic or partition is a usage error") {
+TEST_CASE("start rules (--from): a bad position, topic or partition is a usage error") {
   // The position's error, as parse_start_position words it.
   auto empty = parse_start_rule("orders=");
   REQUIRE_FALSE(empty);
@@ -130,7 +130,7 @@ TEST_CASE("--from rules: a bad position, topic or partition is a usage error") {
   }
 }
 
-TEST_CASE("--from rules: two rules of the same scope are refused, naming both positions") {
+TEST_CASE("start rules (--from): two rules of the same scope are refused, naming both positions") {
   auto always = [](const std::string&, std::optional<std::int32_t>) { return true; };
   auto r = check_start_rules(rules({"end", "5"}), always);
   REQUIRE_FALSE(r);
@@ -146,13 +146,13 @@ TEST_CASE("--from rules: two rules of the same scope are refused, naming both po
   CHECK(r.error().message == "--from: t/1 is given two start positions (end and committed); give one");
 }
 
-TEST_CASE("--from rules: one rule per scope passes, however they overlap") {
+TEST_CASE("start rules (--from): one rule per scope passes, however they overlap") {
   auto always = [](const std::string&, std::optional<std::int32_t>) { return true; };
   CHECK(check_start_rules({}, always));
   CHECK(check_start_rules(rules({"end", "t=5", "t/0=lso", "t/1=-3", "u=committed"}), always));
 }
 
-TEST_CASE("--from rules: a scoped rule must match a channel read; an unscoped one is never asked about") {
+TEST_CASE("start rules (--from): a scoped rule must match a channel read, and an unscoped one is never asked about") {
   std::vector<std::pair<std::string, std::optional<std::int32_t>>> asked;
   auto reads = [&](const std::string& topic, std::optional<std::int32_t> partition) {
     asked.emplace_back(topic, partition);
@@ -172,7 +172,7 @@ TEST_CASE("--from rules: a scoped rule must match a channel read; an unscoped on
   CHECK(r.error().message == "--from u=-4: u is not among the channels read");
 }
 
-TEST_CASE("--from selectors: a topic, or a topic and partition") {
+TEST_CASE("start selectors (--from): a topic, or a topic and partition") {
   auto t = parse_selector("orders");
   REQUIRE(t);
   CHECK(t->topic == "orders");
