@@ -525,7 +525,7 @@ TEST_CASE("unreachable brokers: baseline and explain exit 1 with one line that q
     Run r = causal_cli(args);
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
-    // Every bootstrap address refused: said at once, before any client waits (issue 16, item 1).
+    // Every bootstrap address refused: said at once, before any client waits.
     CHECK(r.err.find("cannot reach the Kafka brokers at 127.0.0.1:1: connection refused;") !=
           std::string::npos);
     CHECK(r.err.find("%3|") == std::string::npos);                 // and no raw librdkafka log line
