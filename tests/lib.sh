@@ -1,4 +1,4 @@
-# What the shell tests share. Source it first thing after `set -uo pipefail`:
+# What the shell tests share. Source it at the top of a test, after `set -uo pipefail`:
 #
 #   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 #
