@@ -315,9 +315,9 @@ if [[ $(grep -o "(300 bytes)" "$TMP/err" | wc -l) == 1 ]]; then passes=$((passes
   fails=$((fails + 1))
 fi
 
-# A user audit (2026-12-03): a scenario took the sweep's knobs and ignored them; --cluster ''
-# meant no cluster; a -F directory read as an empty file; words CLI11 did not expect were
-# echoed whole and raw.
+# Refused rather than ignored: a scenario given the sweep's knobs; --cluster ''; a -F
+# directory (not read as an empty file); words CLI11 did not expect (quoted as short
+# excerpts, never whole and raw).
 usage "the sweep's knobs do not apply" simulate --scenario late-joiner --step-budget 1
 usage "the sweep's knobs do not apply" simulate --scenario late-joiner --faults none
 usage "late-joiner only" simulate --scenario restored-lookup --no-lookups

@@ -45,7 +45,7 @@ rc=$?
 [[ $rc == 0 && $(wc -l <"$TMP/out") == 2 ]] && ok || bad "produce exit $rc, $(wc -l <"$TMP/out") report lines: $(cat "$TMP/err")"
 
 # A configuration librdkafka refuses when it makes the producer is the user's -X: exit 2,
-# one line that names the conflict (exit 1 before 2026-12-02).
+# one line that names the conflict.
 echo '{"value":"three"}' | timeout 20 "$CAUSAL" produce -X acks=1 "$topic" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [[ $rc == 2 && $(wc -l <"$TMP/err") == 1 ]] && grep -q "librdkafka refused the configuration: .acks." "$TMP/err"; then

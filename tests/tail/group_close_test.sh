@@ -59,7 +59,7 @@ rc=$?
 t=close-early-$run
 g=close-early-$run
 create_topic "$t" 4 || bad "cannot create topic $t"
-# Records arrive throughout, one every 30 ms, as in the user audit that found it.
+# Records arrive throughout, one every 30 ms: the load under which the sticky assignor aborted.
 (for i in $(seq 300); do
   printf '{"value":"v%d","partition":%d}\n' "$i" $((i % 4))
   sleep 0.03

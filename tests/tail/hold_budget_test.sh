@@ -79,7 +79,7 @@ for p in 1 2; do
   echo "budget 8k: $o/$p printed $got of $want, named unread: $named"
 done
 # "at N" is where the next fetch starts: past the records received, and m/0's head (offset 0)
-# was received (it is held), so m/0 is never "at 0" (an audit saw that with 686 received).
+# was received (it is held), so m/0 is never "at 0", however many records were received.
 grep -qE "not read: .*$m/0 \(at 0," "$TMP/small.err" && bad "8k: $m/0 named unread at 0 with its head held: $(grep "not read" "$TMP/small.err")"
 grep -q "pausing the fetch of" "$TMP/small.err" || bad "8k: the first pause was not said: $(head -c 1000 "$TMP/small.err")"
 grep -q "0.0 MiB" "$TMP/small.err" && bad "a size below a MiB printed as 0.0 MiB: $(grep -m1 "MiB" "$TMP/small.err")"
