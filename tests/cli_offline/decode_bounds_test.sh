@@ -7,28 +7,12 @@
 # bounded by `timeout`, and memory by `ulimit -v` where memory is the point.
 # Usage: decode_bounds_test.sh CAUSAL_BINARY
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
-fails=0
-passes=0
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 
-# check NAME WANT_RC [grep patterns for stderr...]; the command's stderr is in $TMP/err,
-# its status in $rc.
-check() {
-  local name=$1 want_rc=$2 ok=1
-  shift 2
-  if [[ $rc != "$want_rc" ]]; then echo "FAIL $name: exit $rc, want $want_rc"; ok=0; fi
-  for pat in "$@"; do
-    if ! grep -qF -- "$pat" "$TMP/err"; then echo "FAIL $name: stderr lacks: $pat"; ok=0; fi
-  done
-  if ((ok)); then
-    passes=$((passes + 1))
-  else
-    fails=$((fails + 1))
-    echo "  stderr: $(head -c 600 "$TMP/err")"
-  fi
-}
+# check_run NAME WANT_RC -- [texts stderr must hold...] (tests/lib.sh): the command's
+# stderr is in $TMP/err, its status in $rc.
 
 # The smallest address-space limit (KiB) under which causal starts and decodes a header,
 # found by trying; then a limit some MB above it lets a test allocate only that much more.
@@ -45,19 +29,19 @@ done
 #    as soon as it passes the longest base64 header (87,400 characters), not read whole.
 (ulimit -v $((base_kib + 8000)) && head -c 10000000 /dev/zero | timeout 60 "$CAUSAL" decode >/dev/null 2>"$TMP/err")
 rc=$?
-check "decode: a 10 MB line of zeros" 3 "line 1:" "oversized" "longer than 87400 characters"
+check_run "decode: a 10 MB line of zeros" 3 -- "line 1:" "oversized" "longer than 87400 characters"
 printf 'AQA=\n' >"$TMP/in"
 head -c 200000 /dev/zero | tr '\0' A >>"$TMP/in"
 printf '\nAQA=\n' >>"$TMP/in"
 timeout 60 "$CAUSAL" decode --validate <"$TMP/in" >/dev/null 2>"$TMP/err"
 rc=$?
-check "decode: the over-long line is named by its number" 3 "line 2:" "longer than 87400 characters"
+check_run "decode: the over-long line is named by its number" 3 -- "line 2:" "longer than 87400 characters"
 (ulimit -v $((base_kib + 8000)) && head -c 10000000 /dev/zero | tr '\0' 0 | timeout 60 "$CAUSAL" decode --input hex >/dev/null 2>"$TMP/err")
 rc=$?
-check "decode --input hex: a 10 MB line" 3 "line 1:" "longer than 196624 characters"
+check_run "decode --input hex: a 10 MB line" 3 -- "line 1:" "longer than 196624 characters"
 (ulimit -v $((base_kib + 8000)) && head -c 10000000 /dev/zero | timeout 60 "$CAUSAL" decode --input raw >/dev/null 2>"$TMP/err")
 rc=$?
-check "decode --input raw: 10 MB" 3 "line 1:" "oversized at byte 65536"
+check_run "decode --input raw: 10 MB" 3 -- "line 1:" "oversized at byte 65536"
 
 # 2. The largest valid header, 65536 bytes (32764 offset claims on topic t), decodes in
 #    every form, with whitespace and a CR around its line; one byte more is oversized.
@@ -81,20 +65,20 @@ EOF
 for form in b64:base64 hex:hex bin:raw; do
   timeout 60 "$CAUSAL" decode --validate --input "${form#*:}" <"$TMP/max.${form%%:*}" >/dev/null 2>"$TMP/err"
   rc=$?
-  check "decode --input ${form#*:}: the largest valid header" 0 "1 header valid"
+  check_run "decode --input ${form#*:}: the largest valid header" 0 -- "1 header valid"
 done
 timeout 60 "$CAUSAL" decode --validate --input raw <"$TMP/over.bin" >/dev/null 2>"$TMP/err"
 rc=$?
-check "decode --input raw: 65537 bytes" 3 "oversized at byte 65536"
+check_run "decode --input raw: 65537 bytes" 3 -- "oversized at byte 65536"
 timeout 60 "$CAUSAL" decode --validate <"$TMP/over.b64" >/dev/null 2>"$TMP/err"
 rc=$?
-check "decode: 65537 bytes in base64" 3 "line 1:" "oversized at byte 65536"
+check_run "decode: 65537 bytes in base64" 3 -- "line 1:" "oversized at byte 65536"
 
 # 3. kcat -J lines hold whole records, so their bound is 64 MiB: a 70 MB line is refused
 #    (exit 3, fail closed: its header cannot be checked); a 10 MB record payload is read.
 head -c 70000000 /dev/zero | tr '\0' a | timeout 60 "$CAUSAL" decode --kcat >/dev/null 2>"$TMP/err"
 rc=$?
-check "decode --kcat: a 70 MB line" 3 "line 1:" "longer than 64 MiB"
+check_run "decode --kcat: a 70 MB line" 3 -- "line 1:" "longer than 64 MiB"
 {
   printf '{"topic":"t","partition":0,"offset":7,"payload":"'
   head -c 10000000 /dev/zero | tr '\0' a
@@ -102,16 +86,15 @@ check "decode --kcat: a 70 MB line" 3 "line 1:" "longer than 64 MiB"
 } >"$TMP/big.jsonl"
 timeout 60 "$CAUSAL" decode --kcat --validate <"$TMP/big.jsonl" >/dev/null 2>"$TMP/err"
 rc=$?
-check "decode --kcat: a 10 MB payload" 0 "1 header valid"
+check_run "decode --kcat: a 10 MB payload" 0 -- "1 header valid"
 
 # 4. Out of memory is a failure with a message: the 10 MB kcat line needs more than the
 #    8 MB left to it.
 (ulimit -v $((base_kib + 8000)) && timeout 60 "$CAUSAL" decode --kcat <"$TMP/big.jsonl" >/dev/null 2>"$TMP/err")
 rc=$?
-check "decode --kcat: out of memory" 1 "causal: out of memory"
+check_run "decode --kcat: out of memory" 1 -- "causal: out of memory"
 (ulimit -v $((base_kib + 8000)) && head -c 10000000 /dev/zero | tr '\0' a | timeout 60 "$CAUSAL" encode >/dev/null 2>"$TMP/err")
 rc=$?
-check "encode: a 10 MB stdin line, out of memory" 1 "causal: out of memory"
+check_run "encode: a 10 MB stdin line, out of memory" 1 -- "causal: out of memory"
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -1,19 +1,14 @@
 #!/usr/bin/env bash
 # explain --snapshot prints only remedies that run as printed (causal-explain(1),
 # --snapshot): a snapshot does not record the node's group, so without --group no remedy
-# naming the group is printed (on 4d8dcb6 it printed "causal explain --group <GROUP> ...",
-# which runs against a group called "<GROUP>"), and a group name the shell would split or
-# expand is quoted so that the printed command passes it as one argument, unchanged.
+# naming the group is printed (a placeholder such as "--group <GROUP>" would run against a
+# group called "<GROUP>"), and a group name the shell would split or expand is quoted so that
+# the printed command passes it as one argument, unchanged.
 # Usage: explain_snapshot_remedy_test.sh CAUSAL_BINARY
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
-fails=0
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fail() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
 
 # The snapshot of docs/snapshot-format.md: orders/3@1041 waits on two claims, with no log
 # facts to say why (two not_received roots).
@@ -24,16 +19,16 @@ JSON
 # Without --group: no remedy, in JSON or text, and each root's detail says what --group adds.
 timeout 10 "$CAUSAL" explain --snapshot "$TMP/snap.json" --format json >"$TMP/bare.json"
 rc=$?
-[[ $rc == 4 ]] || fail "explain --snapshot (held records): exit $rc, want 4"
+[[ $rc == 4 ]] || bad "explain --snapshot (held records): exit $rc, want 4"
 [[ $(jq -c '[.roots[].verdict]' "$TMP/bare.json") == '["not_received","not_received"]' ]] ||
-  fail "verdicts: $(jq -c '[.roots[].verdict]' "$TMP/bare.json")"
-[[ $(jq -c '.remedies' "$TMP/bare.json") == '[]' ]] || fail "remedies without --group: $(jq -c .remedies "$TMP/bare.json")"
-[[ $(jq -c '[.roots[].remedy]' "$TMP/bare.json") == '[null,null]' ]] || fail "roots[].remedy without --group"
+  bad "verdicts: $(jq -c '[.roots[].verdict]' "$TMP/bare.json")"
+[[ $(jq -c '.remedies' "$TMP/bare.json") == '[]' ]] || bad "remedies without --group: $(jq -c .remedies "$TMP/bare.json")"
+[[ $(jq -c '[.roots[].remedy]' "$TMP/bare.json") == '[null,null]' ]] || bad "roots[].remedy without --group"
 [[ $(jq '[.roots[].detail | test("Give --group")] | all' "$TMP/bare.json") == true ]] ||
-  fail "details do not say to give --group"
+  bad "details do not say to give --group"
 timeout 10 "$CAUSAL" explain --snapshot "$TMP/snap.json" >"$TMP/bare.txt"
 if grep -q 'remedy:\|<GROUP>' "$TMP/bare.txt"; then
-  fail "text output prints a remedy without --group:"
+  bad "text output prints a remedy without --group:"
   grep 'remedy:\|<GROUP>' "$TMP/bare.txt"
 fi
 
@@ -42,15 +37,15 @@ fi
 group="bill's \$team \"ops\""
 timeout 10 "$CAUSAL" explain --snapshot "$TMP/snap.json" --group "$group" --format json >"$TMP/named.json"
 mapfile -t remedies < <(jq -r '.remedies[]' "$TMP/named.json")
-[[ ${#remedies[@]} == 1 ]] || fail "one remedy for both roots, got ${#remedies[@]}"
+[[ ${#remedies[@]} == 1 ]] || bad "one remedy for both roots, got ${#remedies[@]}"
 for r in "${remedies[@]}"; do
   eval "set -- $r"
-  [[ $1 == causal && $2 == explain && $3 == --group ]] || fail "remedy is not explain --group: $r"
-  [[ $4 == "$group" ]] || fail "remedy passes the group as '$4', not '$group': $r"
-  [[ "${*:5}" == "--topic orders --topic payments" ]] || fail "remedy's scope: ${*:5}"
+  [[ $1 == causal && $2 == explain && $3 == --group ]] || bad "remedy is not explain --group: $r"
+  [[ $4 == "$group" ]] || bad "remedy passes the group as '$4', not '$group': $r"
+  [[ "${*:5}" == "--topic orders --topic payments" ]] || bad "remedy's scope: ${*:5}"
 done
 timeout 10 "$CAUSAL" explain --snapshot "$TMP/snap.json" --group "$group" | grep -c '^    remedy: causal explain --group ' >"$TMP/n"
-[[ $(cat "$TMP/n") == 2 ]] || fail "text output: $(cat "$TMP/n") remedy lines, want 2 (one per root)"
+[[ $(cat "$TMP/n") == 2 ]] || bad "text output: $(cat "$TMP/n") remedy lines, want 2 (one per root)"
 
 if ((fails)); then
   echo "$fails check(s) failed"

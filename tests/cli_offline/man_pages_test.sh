@@ -1,20 +1,15 @@
 #!/usr/bin/env bash
-# The man pages (issue 16, item 8): every subcommand of `causal --help` has causal-SUB(1),
-# every page (sections 1 and 5) renders with no groff warning (groff -man -ww -z), and every page's footer
-# names the version CMake's project(VERSION) gives, which `causal --version` prints, and
-# one date for all.
+# The man pages: every subcommand of `causal --help` has causal-SUB(1), every page
+# (sections 1 and 5) renders with no groff warning (groff -man -ww -z), and every page's
+# footer names the version CMake's project(VERSION) gives, which `causal --version` prints,
+# and one date for all.
 # Usage: man_pages_test.sh CAUSAL_BINARY SOURCE_DIR VERSION
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 VERSION=${3:?project version}
-fails=0
-passes=0
-check() {  # check DESCRIPTION COMMAND...: the command must succeed
-  local what=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
 
 check "causal --version prints $VERSION" grep -qx "causal $VERSION" <("$CAUSAL" --version)
 for sub in $("$CAUSAL" --help | awk '/^Subcommands:/ { on = 1; next } on && !NF { on = 0 } on { print $1 }'); do
@@ -29,5 +24,4 @@ for page in "$SRC"/man/*.1 "$SRC"/man/*.5; do
   dates+=("$(awk '{ print $4 }' <<<"$th")")
 done
 check "one date on every page (${dates[*]})" test "$(printf '%s\n' "${dates[@]}" | sort -u | wc -l)" = 1
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

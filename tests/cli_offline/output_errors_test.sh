@@ -5,12 +5,10 @@
 # reader that goes away (EPIPE, `| head`) stops a streaming command quietly, status 0.
 # Usage: output_errors_test.sh CAUSAL_BINARY THIS_DIR
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
 HERE=${2:?test dir}
-fails=0
-passes=0
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 if [[ ! -w /dev/full ]]; then
   echo "FAIL: no writable /dev/full here: this test cannot show what it must"
   exit 1
@@ -87,8 +85,8 @@ for fmt in jsonl json text; do
   fi
 done
 
-# encode streams too: on 152239d it read all of stdin first, so `yes | encode | head -1`
-# never ended (and its memory grew without bound).
+# encode streams too: were it to read all of stdin first, `yes | encode | head -1` would
+# never end (and its memory would grow without bound).
 timeout 30 bash -c 'yes orders/0@1 | "$1" encode 2>"$2" | head -n 1 >/dev/null; echo "${PIPESTATUS[1]}" >"$3"' \
   sh "$CAUSAL" "$TMP/err" "$TMP/rc"
 rc=$(cat "$TMP/rc" 2>/dev/null || echo timeout)
@@ -108,5 +106,4 @@ else
   fails=$((fails + 1))
 fi
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -5,12 +5,13 @@
 # below 1 MiB and no CAP_SYS_RESOURCE) the pipe must stay at its default and the run succeed.
 # Usage: pipe_widen_test.sh CAUSAL_BINARY
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
 max=$(cat /proc/sys/fs/pipe-max-size)
 if ((max >= 1048576)) || [[ $(id -u) == 0 ]]; then want=1048576; else want=65536; fi
 # The reader: stdin's pipe size (F_GETPIPE_SZ = 1032) and its line count.
 reader='import fcntl, sys; n = sys.stdin.buffer.read().count(b"\n"); print(fcntl.fcntl(0, 1032), n)'
-fails=0
 for fmt_lines in jsonl:3 text:6; do  # text: two lines a record
   fmt=${fmt_lines%:*} lines=${fmt_lines#*:}
   got=$(printf 'AQA=\nAQA=\nAQA=\n' | timeout 60 "$CAUSAL" decode --format "$fmt" | python3 -c "$reader")

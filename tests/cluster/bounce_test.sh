@@ -247,4 +247,4 @@ claiming=$(jq -r --arg out "$out" 'select(.event == null) | [.clock.claims[]? | 
 say "relays: $(grep -h 'transactions committed' "$TMP"/relay-*.err | sed 's/^[^ ]* //' | tr '\n' ';')"
 say "relay notes: $(cat "$TMP"/relay-*.err | grep -c 'assignment lost') assignments lost, $(cat "$TMP"/relay-*.err | grep -c 'transaction aborted') transactions aborted, $(cat "$TMP"/relay-*.err | grep -c 'new producer took') producers made again"
 say "$n_in committed input records; downstream printed $(grep -c . <<<"$down_values")"
-finish
+summary

@@ -1,47 +1,23 @@
 # The set-up the cluster test scripts share. Sourced once SRC is set and CAUSAL_BROKER_DIR
-# names the state directory of the kafka_cluster fixture's cluster. Gives: TB (the
-# test-broker script), B and CAUSAL_BROKERS (every node's address), TMP (a scratch
-# directory), pids (killed at exit, with the script's own `on_exit` run first if it defines
-# one), say (a line stamped with the time and the seconds since the start), ok/bad and
-# their counts, die (bad, the counts, exit 1), wait_for, and finish (the counts; the exit
-# status says whether anything failed).
+# names the state directory of the kafka_cluster fixture's cluster. Gives what tests/lib.sh
+# gives (TMP, pids, on_exit, ok, the counts, summary, wait_for, here polling every 0.5 s),
+# and: TB (the test-broker script), B and CAUSAL_BROKERS (every node's address), say (a line
+# stamped with the time and the seconds since the start), bad as a stamped line, and die
+# (bad, the counts, exit 1).
+# shellcheck source=../lib.sh
+source "$SRC/tests/lib.sh"
 TB=$SRC/scripts/test-broker
 T0=$SECONDS
-TMP=$(mktemp -d)
-pids=()
-fails=0
-passes=0
-cluster_cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  declare -F on_exit >/dev/null && on_exit
-  [[ -n ${KEEP:-} ]] && echo "kept: $TMP" || rm -rf "$TMP"
-}
-trap cluster_cleanup EXIT
+WAIT_FOR_POLL=0.5
 say() { echo "$(date +%T.%3N) [+$((SECONDS - T0))s] $*"; }
-ok() { passes=$((passes + 1)); }
 bad() {
   say "FAIL $*"
   fails=$((fails + 1))
 }
-finish() {
-  echo "$passes passed, $fails failed"
-  ((fails == 0))
-}
 die() {
   bad "$*"
-  finish
+  summary
   exit 1
-}
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.5 s; false on timeout.
-wait_for() {
-  local until=$((SECONDS + $1))
-  shift
-  while ((SECONDS < until)); do
-    "$@" && return 0
-    sleep 0.5
-  done
-  return 1
 }
 B=$("$TB" bootstrap 2>/dev/null) || die "no cluster runs in $CAUSAL_BROKER_DIR (the kafka_cluster fixture starts it)"
 export CAUSAL_BROKERS=$B

@@ -45,9 +45,9 @@ t0=$(tail_answer)
 [[ -n $x0 && -n $b0 && $t0 == *w9* ]] || die "the answers with every node up: explain '$x0', baseline '$b0', tail '$t0'"
 say "answers with three nodes: explain $x0"
 
-# check WHEN: each tool's answer is the one above, or exit 1 with one line on stderr.
+# check_answers WHEN: each tool's answer is the one above, or exit 1 with one line on stderr.
 # shellcheck disable=SC2317  # called below
-check() {
+check_answers() {
   local when=$1 x b tl rc lines
   x=$(explain_answer)
   rc=${PIPESTATUS[0]}
@@ -96,15 +96,15 @@ node=$("$TB" leader "$t" 0) || die "no leader for $t/0"
 say "SIGKILL node $node (leader of $t/0; group coordinator: node $("$TB" group-coordinator "$g" 2>/dev/null))"
 "$TB" kill "$node" >/dev/null 2>&1 || die "cannot kill node $node"
 killed=$node
-check "node $node just killed"
+check_answers "node $node just killed"
 apply "$g-a1-$run" "node $node just killed"
 moved() { local now; now=$("$TB" leader "$t" 0 2>/dev/null) && [[ $now != "$node" ]]; }
 wait_for 60 moved || bad "$t/0 still led by node $node 60 s after it was killed"
 say "$t/0 now led by node $("$TB" leader "$t" 0)"
-check "node $node dead, leaders moved"
+check_answers "node $node dead, leaders moved"
 apply "$g-a2-$run" "node $node dead, leaders moved"
 x=$(explain_answer)
 [[ $x == "$x0" ]] && ok || bad "explain with leaders moved: '$x', want '$x0'"
 "$TB" start "$node" >/dev/null 2>"$TMP/start.err" || bad "node $node did not start again: $(tail -2 "$TMP/start.err")"
 killed=""
-finish
+summary

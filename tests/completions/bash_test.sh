@@ -3,9 +3,9 @@
 # `complete -p causal` names is called as bash calls it on <TAB> (COMP_WORDS split as bash
 # splits them, at blanks and at '=' and ':', COMP_CWORD, COMP_LINE, COMP_POINT) and
 # COMPREPLY is checked. Runs every case twice: with the bash-completion package loaded
-# (whose _filedir then completes file names) and without it. On the scripts of 3ebb1a6 it
-# failed: no values for --scenario and --faults, no shells for `causal completions`, no file
-# names for `explain --snapshot`, non-repeatable options offered again, no `help`.
+# (whose _filedir then completes file names) and without it. Among the cases: values for
+# --scenario and --faults, shells for `causal completions`, file names for `explain
+# --snapshot`, non-repeatable options not offered again, and `help`.
 # Usage: bash_test.sh COMPLETIONS_DIR
 set -uo pipefail
 DIR=${1:?completions directory}

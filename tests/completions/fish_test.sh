@@ -1,21 +1,18 @@
 #!/usr/bin/env bash
 # Drives fish's completion of causal with COMPLETIONS_DIR/causal.fish: `complete -C LINE` in
-# fish --no-config prints what <TAB> after LINE offers, one candidate a line. On the scripts
-# of 3ebb1a6 it failed: no values for --scenario and --faults, no shells for `causal
-# completions`, options offered again once given (and under another subcommand when an
-# option's value was a subcommand's name), no `help`. Fails, rather than skips, when fish is
-# missing.
+# fish --no-config prints what <TAB> after LINE offers, one candidate a line. Among the
+# cases: values for --scenario and --faults, shells for `causal completions`, options not
+# offered again once given (nor under another subcommand when an option's value is a
+# subcommand's name), and `help`. Fails, rather than skips, when fish is missing.
 # Usage: fish_test.sh COMPLETIONS_DIR
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 DIR=$(cd "${1:?completions directory}" && pwd) || exit 1
 if ! command -v fish >/dev/null; then
   echo "FAIL: fish is not installed (scripts/install-deps installs it)"
   exit 1
 fi
-fails=0
-passes=0
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 mkdir "$TMP/home" "$TMP/work" && : >"$TMP/work/gate.json"
 cd "$TMP/work" || exit 1
 
@@ -94,5 +91,4 @@ offers 'causal tail -g billing --' --format
 # An option's value that is also a subcommand's name is not taken for the subcommand.
 lacks 'causal tail -g demo --' --pace-ms
 
-echo "fish: $passes passed, $fails failed"
-((fails == 0))
+summary "fish: "

@@ -3,9 +3,9 @@
 # COMPLETIONS_DIR first in $fpath) through its completion of causal: each case types a line
 # and <TAB>, then a key whose widget writes the edited line to a file; a compadd wrapper in
 # that shell records every match the completion functions add. Nothing is parsed from the
-# terminal. On the scripts of 3ebb1a6 it failed: `causal tail --fo<TAB>` completed nothing
-# (_arguments saw the subcommand as its first word), nor did any option or value after a
-# subcommand. Fails, rather than skips, when zsh or its zpty module is missing.
+# terminal. Options and values after a subcommand complete (`causal tail --fo<TAB>`: the
+# subcommand is not taken for _arguments' first word). Fails, rather than skips, when zsh
+# or its zpty module is missing.
 # Usage: zsh_test.sh COMPLETIONS_DIR
 set -uo pipefail
 DIR=$(cd "${1:?completions directory}" && pwd) || exit 1

@@ -489,7 +489,7 @@ TEST_CASE("custody across a restart: the restatement is committed, restored and 
   CHECK(y.seqs()[0] == SeqClaim{K, T, 2});
   CHECK(after.custody_restatement(C).offset_of(K) == 4);
 
-  // Without the restoration (the hole issue 17 closed), nothing names k/0.
+  // Without the restoration, nothing names k/0.
   Gate empty(names);
   empty.add_channel(A, 1);
   empty.add_channel(C, 2);

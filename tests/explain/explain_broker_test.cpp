@@ -525,7 +525,7 @@ TEST_CASE("unreachable brokers: baseline and explain exit 1 with one line that q
     Run r = causal_cli(args);
     CHECK(r.rc == 1);
     CHECK(r.out.empty());
-    // Every bootstrap address refused: said at once, before any client waits (issue 16, item 1).
+    // Every bootstrap address refused: said at once, before any client waits.
     CHECK(r.err.find("cannot reach the Kafka brokers at 127.0.0.1:1: connection refused;") !=
           std::string::npos);
     CHECK(r.err.find("%3|") == std::string::npos);                 // and no raw librdkafka log line
@@ -708,7 +708,7 @@ const Json& channel_of(const Json& j, const std::string& topic, int partition) {
 
 }  // namespace
 
-TEST_CASE("issue 11.3: a lagging relay's claim names a send below the lookup window: explain widens the scan",
+TEST_CASE("a lagging relay's claim names a send below the lookup window: explain widens the scan",
           "[explain][broker]") {
   const std::string T = causal::test::create_topic("explain-lagging", 3);
   const std::string S = causal::test::unique_name("sender-T");
@@ -808,7 +808,7 @@ TEST_CASE("a lookup window with no record that recent is empty: the scan stays w
   CHECK(only_root(wide)["located_offset"] == 0);
 }
 
-TEST_CASE("issue 11.4: several frozen claims on one partition get one remedy, and the runbook's pipeline drains it",
+TEST_CASE("several frozen claims on one partition get one remedy, and the runbook's pipeline drains it",
           "[explain][broker]") {
   const std::string A = causal::test::create_topic("explain-multi-a", 1);
   const std::string C = causal::test::create_topic("explain-multi-c", 2);
@@ -851,7 +851,7 @@ TEST_CASE("issue 11.4: several frozen claims on one partition get one remedy, an
   CHECK(explain_json(group, {A, C}, 0)["stuck"] == false);
 }
 
-TEST_CASE("issue 11.4: baseline --apply refuses to move a committed offset forward unless --allow-skip",
+TEST_CASE("baseline --apply refuses to move a committed offset forward unless --allow-skip",
           "[baseline][broker]") {
   const std::string T = causal::test::create_topic("baseline-forward", 1);
   const std::string group = causal::test::unique_name("forward");
@@ -886,7 +886,7 @@ TEST_CASE("issue 11.4: baseline --apply refuses to move a committed offset forwa
   CHECK(causal::test::committed_offsets(group, T, {0}).at(0) == 1);
 }
 
-TEST_CASE("issue 11.5: a held record's claim on a topic outside the scope is shown", "[explain][broker]") {
+TEST_CASE("a held record's claim on a topic outside the scope is shown", "[explain][broker]") {
   const std::string A = causal::test::create_topic("explain-scope-a", 1);
   const std::string C = causal::test::create_topic("explain-scope-c", 1);
   const std::string X = causal::test::create_topic("explain-scope-x", 1);
@@ -914,7 +914,7 @@ TEST_CASE("issue 11.5: a held record's claim on a topic outside the scope is sho
   CHECK(j["undecided"] == false);  // X is not a topic of the group
 }
 
-TEST_CASE("issue 11.5: explain names the group's committed topics left out, and an ignored claim on one is undecided",
+TEST_CASE("explain names the group's committed topics left out, and an ignored claim on one is undecided",
           "[explain][broker]") {
   const std::string T = causal::test::create_topic("explain-leftout-t", 1);
   const std::string U = causal::test::create_topic("explain-leftout-u", 1);
@@ -949,7 +949,7 @@ TEST_CASE("issue 11.5: explain names the group's committed topics left out, and 
   p.commit();
 }
 
-TEST_CASE("issue 11.6 and 11.7: the frozen remedy names the members to stop, and says what a consumer with lookups does",
+TEST_CASE("the frozen remedy names the members to stop, and says what a consumer with lookups does",
           "[explain][broker]") {
   const std::string A = causal::test::create_topic("explain-running-a", 1);
   const std::string C = causal::test::create_topic("explain-running-c", 1);
@@ -966,7 +966,7 @@ TEST_CASE("issue 11.6 and 11.7: the frozen remedy names the members to stop, and
   causal::test::commit_offsets(group, A, {{0, 1}});
   causal::test::commit_offsets(group, C, {{0, 0}});
 
-  // 11.7: which consumer explain modelled, and what the other one does.
+  // Which consumer explain modelled, and what the other one does.
   Json j = explain_json(group, {A, C}, 4);
   const Json& root = only_root(j);
   CHECK(root["verdict"] == "frozen_seq_claim");
@@ -982,7 +982,7 @@ TEST_CASE("issue 11.6 and 11.7: the frozen remedy names the members to stop, and
     CHECK(causal_cli({"tail", A, C, "--no-lookup", "--group", group, "--from", "committed", "-e"}).rc == 4);
   }
 
-  // 11.6: the consumer is still running; the remedy says to stop it first, naming it.
+  // The consumer is still running; the remedy says to stop it first, naming it.
   const std::string client = causal::test::unique_name("stuck-node");
   auto member = join_group(group, C, client);
   Json running = explain_json(group, {A, C}, 4);
@@ -1001,7 +1001,7 @@ TEST_CASE("issue 11.6 and 11.7: the frozen remedy names the members to stop, and
   rd_kafka_consumer_close(member.get());
 }
 
-TEST_CASE("issue 14.4: explain over 300 partitions asks metadata and offsets per topic, not per partition",
+TEST_CASE("explain over 300 partitions asks metadata and offsets per topic, not per partition",
           "[explain][broker]") {
   // The cost explain must not grow with the square of the partition count (bench/
   // explain_at_scale.sh times it): every partition is a channel of its own in the replay,

@@ -18,7 +18,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 run=$$-$RANDOM
 export CAUSAL_BROKER_DIR=$BUILD/test-broker
 
@@ -30,16 +32,6 @@ explain_json() {
 # committed GROUP TOPIC / ends TOPIC: "partition=offset" lines, sorted.
 committed() { "$CAUSAL" explain --group "$1" --topic "$2" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset)"' | sort; }
 ends() { "$CAUSAL" baseline "$1" --format json 2>/dev/null | jq -r '.channels[] | "\(.partition)=\(.high_watermark)"' | sort; }
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.2 s; false on timeout.
-wait_for() {
-  local until=$((SECONDS + $1))
-  shift
-  while ((SECONDS < until)); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  return 1
-}
 caught_up() { [[ "$(committed "$1" "$2")" == "$(ends "$2")" ]]; }
 members_are() { [[ $(explain_json "$1" "$2" | jq '.source.members') == "$3" ]]; }
 # java_member PROTOCOL GROUP TOPIC OUT: a VerifiableConsumer in the background ($java).
@@ -150,5 +142,4 @@ rc=$?
 kill -TERM "$java"
 wait "$java" 2>/dev/null
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -18,23 +18,15 @@ CAUSAL=${1:?causal binary}
 RELAY=${2:?relay binary}
 SRC=${3:?source dir}
 BUILD=${4:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 run=$$-$RANDOM
 
 # committed GROUP TOPIC / ends TOPIC: "partition=offset" lines, sorted.
 committed() { "$CAUSAL" explain --group "$1" --topic "$2" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset)"' | sort; }
 ends() { "$CAUSAL" baseline "$1" --format json 2>/dev/null | jq -r '.channels[] | "\(.partition)=\(.high_watermark)"' | sort; }
 members() { "$CAUSAL" explain --group "$1" --topic "$2" --format json 2>/dev/null | jq '.source.members'; }
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, polling every 0.2 s; false on timeout.
-wait_for() {
-  local until=$((SECONDS + $1))
-  shift
-  while ((SECONDS < until)); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  return 1
-}
 caught_up() { [[ -n "$(ends "$2")" && "$(committed "$1" "$2")" == "$(ends "$2")" ]]; }
 members_are() { [[ $(members "$1" "$2") == "$3" ]]; }
 produce() { "$CAUSAL" produce --sync "$1" >/dev/null 2>&1; }
@@ -119,5 +111,4 @@ got=$(cat "$TMP"/member-*.out | jq -r 'select(.event == null) | .value' | sort -
 [[ $got == "$want" ]] && ok || bad "2: records not printed by either member: $(comm -23 <(echo "$want") <(echo "$got") | head -6 | tr '\n' ' ')"
 say "2: printed $(cat "$TMP"/member-*.out | jq -r 'select(.event == null) | .value' | wc -l) records for $(grep -c . <<<"$want")"
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -1,34 +1,25 @@
 #!/usr/bin/env bash
-# Issue 13, item 3: `cpack -G DEB` in BUILD_DIR makes a Debian package whose run-time
-# dependencies are right; installed with dpkg -i, `causal --version`, `man causal` and bash
-# completion work from the installed files; dpkg -r removes every file again.
+# `cpack -G DEB` in BUILD_DIR makes a Debian package whose run-time dependencies are right;
+# installed with dpkg -i, `causal --version`, `man causal` and bash completion work from the
+# installed files; dpkg -r removes every file again.
 #
 # It installs a package on this machine, so it runs as root (or with sudo) from scripts/test,
 # not from CTest, and refuses to run when a package named causal is already installed.
 #
 # Usage: deb_test.sh BUILD_DIR
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 BUILD=$(cd "${1:?build dir}" && pwd)
-TMP=$(mktemp -d)
 SUDO=()
 ((EUID == 0)) || SUDO=(sudo)
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
-cleanup() {
-  dpkg-query -W causal >/dev/null 2>&1 && "${SUDO[@]}" dpkg -r causal >/dev/null 2>&1
-  rm -rf "$TMP"
-}
 
 if dpkg-query -W -f='${Status}' causal 2>/dev/null | grep -q "install ok installed"; then
   echo "FAIL a package named causal is already installed here; remove it first (dpkg -r causal)"
   exit 1
 fi
-trap cleanup EXIT
+# From here on, at exit: the package this test installs is removed, whatever happened.
+on_exit() { dpkg-query -W causal >/dev/null 2>&1 && "${SUDO[@]}" dpkg -r causal >/dev/null 2>&1; }
 
 VERSION=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
 if ! (cd "$BUILD" && cpack -G DEB -B "$TMP/pkg") >"$TMP/cpack.log" 2>&1; then
@@ -72,5 +63,4 @@ grep -qx tail <<<"$got" && ok || bad "bash completion of 'causal ta' from the in
 "${SUDO[@]}" dpkg -r causal >/dev/null 2>&1 || bad "dpkg -r causal failed"
 [[ ! -e /usr/bin/causal && ! -e /usr/include/causal ]] && ok || bad "files left after dpkg -r"
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -1,4 +1,4 @@
-// The pieces of issue 15 that need no broker: the configuration file's parser, the secret
+// Secrets and refusals, with no broker: the configuration file's parser, the secret
 // scrubber applied to librdkafka's lines, and the wording of refused ACLs.
 #include <catch2/catch.hpp>
 

@@ -17,32 +17,16 @@
 #
 # Usage: secure_test.sh CAUSAL_BINARY SOURCE_DIR
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/causal-secure-test.XXXXXX")
-export CAUSAL_BROKER_DIR=$TMP/broker
-cleanup() {
-  "$SRC/scripts/test-broker" stop >/dev/null 2>&1
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
 unset CAUSAL_BROKERS CAUSAL_CONFIG
 export HOME=$TMP/home  # no configuration file but the ones made here
 mkdir -p "$HOME"
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
 started=$SECONDS
 
-B=$("$SRC/scripts/test-broker" start --secure 2>"$TMP/broker.err") || {
-  echo "FAIL the secure test broker did not start:"
-  tail -20 "$TMP/broker.err"
-  exit 1
-}
+own_broker "secure test broker" --secure
 PLAIN=$(cat "$CAUSAL_BROKER_DIR/bootstrap")  # the super user's door, for set-up and checks
 SECURE_DIR=$CAUSAL_BROKER_DIR/secure
 CA=$SECURE_DIR/ca.pem

@@ -11,7 +11,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 t=fetch-wake-$$-$RANDOM
 create_topic "$t" 1 || { echo "FAIL cannot create topic $t"; exit 1; }
 N=30000

@@ -18,7 +18,9 @@ set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 run=$$-$RANDOM
 t=group-churn-$run
 g=churn-$run
@@ -74,5 +76,4 @@ fenced=$(grep -h "commit failed\|assignment lost" "$TMP"/?.err)
 # The member's own cgrp debug lines (how it follows the join) are not printed unasked.
 grep -q '^%7|' "$TMP"/?.err && bad "debug lines printed unasked: $(grep -h -m2 '^%7|' "$TMP"/?.err)" || ok
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# `causal tail --group G --commit` (issue 12, items 1 and 3) on the real broker: a group
-# member that commits frontier + 1 with the resolution state, never past what it did not
-# deliver, and that hands partitions over at rebalances (eager and cooperative assignors)
-# without losing or repeating a record.
+# `causal tail --group G --commit` on the real broker: a group member that commits
+# frontier + 1 with the resolution state, never past what it did not deliver, and that
+# hands partitions over at rebalances (eager and cooperative assignors) without losing or
+# repeating a record.
 #
 # Usage: group_commit_test.sh CAUSAL_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 run=$$-$RANDOM
 topic() { create_topic "$1" "$2" || bad "cannot create topic $1"; }
 # committed GROUP TOPIC: "partition=offset,resolution_state" lines of explain's JSON, sorted.
@@ -96,5 +98,4 @@ members() {
 members range
 members cooperative-sticky
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -622,7 +622,7 @@ std::string with_clock(const std::string& value, const std::string& clock_text) 
 
 }  // namespace
 
-// Issue 11, item 2: a lookup's answer releases a head; the next head the cascade reaches waits
+// A lookup's answer releases a head; the next head the cascade reaches waits
 // on another sequence claim whose send sits below the baseline. -e must not call that caught
 // up: lookups run to a fixpoint before tail decides it is at the end.
 TEST_CASE("exit-at-end waits for the lookups a release makes necessary, down a chain of three") {
@@ -685,7 +685,7 @@ std::pair<int64_t, std::string> committed_with_metadata(const std::string& group
 
 }  // namespace
 
-// Issue 12, item 1: Kafka keeps at most 4096 bytes of commit metadata (the fact test shows it
+// Kafka keeps at most 4096 bytes of commit metadata (the fact test shows it
 // refuses more). A member that saw 140 senders on one partition has a resolution state far
 // over that: with lookups it commits the senders it saw last that fit and says so, and a
 // claim on a pruned sender's send costs a lookup, never a wedge; without lookups the commit
@@ -757,7 +757,7 @@ TEST_CASE("a resolution state over the 4096-byte metadata bound: pruned with loo
   CHECK(committed_with_metadata(N, T).first == RD_KAFKA_OFFSET_INVALID);
 }
 
-// Issue 17, item 2: a partition's custody restatement is committed beside its resolution
+// A partition's custody restatement is committed beside its resolution
 // state (causal2: metadata) and, unlike resolution entries, is never dropped. One record
 // claiming 3 unconsumed topics commits them; one claiming 300 topics (about 15 KB of
 // restatement, over Kafka's 4096-byte bound) makes the commit fail, naming the partition,

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # A topic deleted while tail reads it (causal-tail(1), EXIT STATUS 1): tail stops with exit 1
-# and says which partition is gone, after writing every record it delivered. On a37778f it
-# went on reading nothing, and its exit after Ctrl-C hung in rd_kafka_destroy (librdkafka
-# 2.0.2: a removed partition's fetch queue keeps the handle alive, fixed in 2.6.1) until a
-# second Ctrl-C. A group member stops likewise, and commits nothing more for the topic.
+# and says which partition is gone, after writing every record it delivered, rather than
+# reading nothing for ever; its exit after Ctrl-C does not hang in rd_kafka_destroy
+# (librdkafka 2.0.2: a removed partition's fetch queue keeps the handle alive, fixed in
+# 2.6.1). A group member stops likewise, and commits nothing more for the topic.
 # Usage: topic_deleted_test.sh CAUSAL SRC BUILD (under the kafka_broker fixture)
 set -uo pipefail
 CAUSAL=${1:?causal binary}
 SRC=${2:?source dir}
 BUILD=${3:?build dir}
-# shellcheck source=broker_lib.sh
-source "$SRC/tests/tail/broker_lib.sh"
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+fixture_broker
 delete_topic() {
   CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --delete \
     --topic "$1" >/dev/null 2>&1
@@ -58,10 +59,10 @@ jq -e -s 'length == 2 and (map(.value) | sort) == ["one", "two"]' "$TMP/out" >/d
 
 # 2. A group member stops too, with exit 1, as soon as librdkafka reports the partition
 # gone, and commits nothing more for the topic: a topic re-created meanwhile would otherwise
-# be read from the old position, its records below it dropped as replays (helper-28, with a
-# producer writing to the re-created topic at once). Until 2026-12-02 a member kept running,
-# then stopped at the next metadata refresh (60 s); the counters line then read "0 delivered
-# (1 printed) of 0 received", the revocation having replaced the gate.
+# be read from the old position, its records below it dropped as replays (a producer writing
+# to the re-created topic at once shows it). A member that kept running until the next
+# metadata refresh (60 s) would print the counters line "0 delivered (1 printed) of 0
+# received", the revocation having replaced the gate.
 topic=deleted-$$-$RANDOM
 group=deleted-$$-$RANDOM
 create_topic "$topic" 2 || bad "cannot create $topic"
@@ -87,10 +88,10 @@ fi
 
 # 3. A group member whose topic is deleted and re-created while it runs (before the group
 # notices): librdkafka finds the old position out of range and reads the new log from its
-# start, whose records the replay guard took for records already delivered. On d251731 the
-# member dropped them silently, then delivered and committed the records above the old
-# position, exit 0 (helper-26). Now it stops with exit 1 naming the partition, commits
-# nothing more for it, and the group's next run delivers the new log whole.
+# start, whose records the replay guard would take for records already delivered: dropped
+# silently, then the records above the old position delivered and committed, exit 0. The
+# member must stop with exit 1 naming the partition, commit nothing more for it, and the
+# group's next run deliver the new log whole.
 topic=recreated-$$-$RANDOM
 group=recreated-$$-$RANDOM
 create_topic "$topic" 1 || bad "cannot create $topic"
@@ -124,5 +125,4 @@ rc=$?
 [[ $rc == 0 ]] && jq -e -s 'map(.value) == ["n1", "n2"]' "$TMP/again" >/dev/null && ok ||
   bad "the group's next run (exit $rc) did not deliver the new log whole: $(cat "$TMP/again" "$TMP/aerr")"
 
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

@@ -24,26 +24,12 @@
 # Usage: relay_faults_test.sh CAUSAL_BINARY RELAY_BINARY SOURCE_DIR
 # With KEEP=1 the working directory (logs: relay-N.err, timestamped) is kept.
 set -uo pipefail
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 CAUSAL=${1:?causal binary}
 RELAY=${2:?relay binary}
 SRC=${3:?source dir}
-TMP=$(mktemp -d)
-export CAUSAL_BROKER_DIR=$TMP/broker
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  "$SRC/scripts/test-broker" stop >/dev/null 2>&1
-  [[ -n ${KEEP:-} ]] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); }
-bad() {
-  echo "FAIL $*"
-  fails=$((fails + 1))
-}
-B=$("$SRC/scripts/test-broker" start 2>"$TMP/broker.err") || { echo "FAIL the test broker did not start: $(tail -5 "$TMP/broker.err")"; exit 1; }
+own_broker "test broker"
 export CAUSAL_BROKERS=$B
 for t in in-a:2 in-b:2 out:3; do
   "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create --topic "${t%%:*}" --partitions "${t#*:}" \
@@ -195,5 +181,4 @@ rc=$?
 echo "relay notes: $(cat "$TMP"/relay-*.err | grep -c 'assignment lost') assignments lost, $(cat "$TMP"/relay-*.err | grep -c 'transaction aborted') transactions aborted"
 echo "relays: $(grep -h "transactions committed" "$TMP"/relay-*.err | tr '\n' ';')"
 echo "downstream: $(wc -l <"$TMP/down.jsonl") records of $(grep -c . <<<"$committed_inputs") committed inputs"
-echo "$passes passed, $fails failed"
-((fails == 0))
+summary

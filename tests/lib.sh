@@ -1,0 +1,125 @@
+# What the shell tests share. Source it at the top of a test, after `set -uo pipefail`:
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+#
+# It gives:
+#   TMP        a scratch directory of the test's own, removed at exit (kept with KEEP=1)
+#   pids       an array; every process added to it is killed (SIGKILL) at exit
+#   on_exit    a function the test may define: run at exit after the pids are killed
+#   passes, fails, ok, bad DESCRIPTION
+#              the counts, one pass, one failure (a "FAIL DESCRIPTION" line)
+#   check DESCRIPTION COMMAND...
+#              a pass when COMMAND succeeds, else a failure named DESCRIPTION
+#   run ARGS..., run_in INPUT ARGS..., check_run NAME WANT_RC [STDOUT_TEXT...] [-- STDERR_TEXT...]
+#              run $CAUSAL with stdout and stderr in $TMP/out and $TMP/err and its status in
+#              $rc; then check the status and that each text is in the output named
+#   summary [PREFIX]
+#              the line "PREFIX<passes> passed, <fails> failed"; its status says whether
+#              nothing failed, so a test ends with it
+#   wait_for SECONDS COMMAND...
+#              until COMMAND succeeds (polled every WAIT_FOR_POLL seconds, default 0.2);
+#              false when SECONDS have passed
+# and for tests on the kafka_broker fixture's broker or on a broker of their own:
+#   fixture_broker          B and CAUSAL_BROKERS from the fixture's broker in $BUILD/test-broker;
+#                           exit 1 when there is none
+#   create_topic NAME PARTITIONS   a topic on the fixture's broker
+#   own_broker WHAT [START_ARGS...]
+#                           starts a broker of the test's own in $TMP/broker
+#                           (CAUSAL_BROKER_DIR), stopped at exit; B is its bootstrap list
+#                           (not exported: a test may want brokers named otherwise); exit 1,
+#                           naming WHAT, when it does not start
+# SRC (the source directory) must be set for create_topic and own_broker, BUILD for the
+# fixture's broker, CAUSAL for run and run_in.
+
+fails=0
+passes=0
+pids=()
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/causal-test.XXXXXX") || { echo "FAIL cannot make a scratch directory"; exit 1; }
+
+_lib_owns_broker=
+_lib_cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  if declare -F on_exit >/dev/null; then on_exit; fi
+  if [[ -n $_lib_owns_broker ]]; then "$SRC/scripts/test-broker" stop >/dev/null 2>&1; fi
+  if [[ -n ${KEEP:-} ]]; then echo "kept: $TMP"; else rm -rf "$TMP"; fi
+}
+trap _lib_cleanup EXIT
+
+ok() { passes=$((passes + 1)); }
+bad() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+}
+
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok; else bad "$what"; fi
+}
+
+run() { "$CAUSAL" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null; rc=$?; }
+run_in() {
+  local input=$1
+  shift
+  printf '%b' "$input" | "$CAUSAL" "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+}
+check_run() {
+  local name=$1 want_rc=$2 pat good=1 where=out
+  shift 2
+  if [[ $rc != "$want_rc" ]]; then
+    echo "FAIL $name: exit $rc, want $want_rc"
+    good=0
+  fi
+  for pat in "$@"; do
+    if [[ $pat == -- ]]; then where=err; continue; fi
+    if ! grep -qF -- "$pat" "$TMP/$where"; then
+      echo "FAIL $name: std$where lacks: $pat"
+      good=0
+    fi
+  done
+  if ((good)); then
+    passes=$((passes + 1))
+  else
+    fails=$((fails + 1))
+    echo "  stdout: $(head -c 600 "$TMP/out" 2>/dev/null)"
+    echo "  stderr: $(head -c 600 "$TMP/err" 2>/dev/null)"
+  fi
+}
+
+summary() {
+  echo "${1:-}$passes passed, $fails failed"
+  ((fails == 0))
+}
+
+wait_for() {
+  local until=$((SECONDS + $1))
+  shift
+  while ((SECONDS < until)); do
+    "$@" && return 0
+    sleep "${WAIT_FOR_POLL:-0.2}"
+  done
+  return 1
+}
+
+fixture_broker() {
+  B=$(cat "$BUILD/test-broker/bootstrap" 2>/dev/null)
+  [[ -n $B ]] || { echo "FAIL no test broker: $BUILD/test-broker/bootstrap is missing (run under the kafka_broker fixture)"; exit 1; }
+  export CAUSAL_BROKERS=$B
+}
+create_topic() {
+  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-topics --bootstrap-server "$B" --create \
+    --topic "$1" --partitions "$2" >/dev/null 2>&1
+}
+own_broker() {
+  local what=$1
+  shift
+  export CAUSAL_BROKER_DIR=$TMP/broker
+  _lib_owns_broker=1
+  B=$("$SRC/scripts/test-broker" start "$@" 2>"$TMP/broker.err") || {
+    echo "FAIL the $what did not start:"
+    tail -20 "$TMP/broker.err"
+    exit 1
+  }
+}
