@@ -13,12 +13,11 @@
 #include <thread>
 
 #include <fmt/core.h>
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 #include <unistd.h>
 
 #include "causal/codec.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/mock_cluster.hpp"
 #include "causal/kafka/producer_host.hpp"
 #include "output.hpp"
 #include "subcommands.hpp"
@@ -88,29 +87,13 @@ constexpr Step kSteps[] = {
      "newsletter: spring sale (no clock)", -2, 0},
 };
 
-void quiet_log(const rd_kafka_t*, int, const char*, const char*) {}
-
 }  // namespace
 
 Outcome run_demo(const DemoOptions& o) {
-  // A handle only to own the mock cluster.
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set_log_cb(conf, quiet_log);
-  char err[512];
-  kafka::HandlePtr owner(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
-  if (!owner) {
-    rd_kafka_conf_destroy(conf);
-    return std::unexpected(runtime_error(fmt::format("cannot create the mock cluster's handle: {}", err)));
-  }
-  std::unique_ptr<rd_kafka_mock_cluster_t, void (*)(rd_kafka_mock_cluster_t*)> mock(
-      rd_kafka_mock_cluster_new(owner.get(), 1), rd_kafka_mock_cluster_destroy);
-  if (!mock) return std::unexpected(runtime_error("cannot start librdkafka's mock cluster"));
-  if (auto e = rd_kafka_mock_topic_create(mock.get(), kTopic, 3, 1); e) {
-    return std::unexpected(runtime_error(fmt::format("mock cluster: cannot create topic '{}': {}", kTopic,
-                                                     rd_kafka_err2str(e))));
-  }
+  auto mock = kafka::MockCluster::start(kTopic, 3);
+  if (!mock) return std::unexpected(mock.error());
   kafka::ConnectionOptions conn;
-  conn.brokers = rd_kafka_mock_cluster_bootstraps(mock.get());
+  conn.brokers = (*mock)->bootstrap();
 
   bool text = o.format == Format::text;
   bool colour = text && use_colour(STDOUT_FILENO);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "causal/gate.hpp"
+#include "gate_state.hpp"
 
 namespace causal {
 

@@ -5,6 +5,7 @@
 
 #include "causal/gate.hpp"
 #include "causal/stamper.hpp"
+#include "gate_state.hpp"
 
 namespace causal {
 

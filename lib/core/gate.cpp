@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "causal/rules.hpp"
+#include "gate_state.hpp"
 
 namespace causal {
 
@@ -61,6 +62,7 @@ void Gate::HoldQueue::pop_front() {
 }
 
 Gate::Gate(Names& names, GateObserver* observer) : names_(names), observer_(observer) {}
+Gate::~Gate() = default;
 
 Gate::ChannelState& Gate::state(ChannelId ch) {
   if (ch >= channels_.size()) cover(std::max<std::size_t>(std::size_t{ch} + 1, names_.channel_count()));

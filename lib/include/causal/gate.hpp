@@ -160,6 +160,7 @@ struct LookupRequest {
 class Gate {
  public:
   explicit Gate(Names& names, GateObserver* observer = nullptr);
+  ~Gate();
 
   // --- scope -----------------------------------------------------------------------
   // Adds `ch` to the scope with its baseline (the first offset this node will consume).
@@ -267,92 +268,22 @@ class Gate {
               const std::function<std::uint64_t(std::uint64_t)>& tag) const;
 
  private:
-  struct Held {
-    Offset offset;
-    Clock clock;
-    std::uint64_t tag;
-    std::int64_t received_at;
-  };
-  // A FIFO with O(1) amortised pop_front that allocates nothing while empty (a std::deque
-  // allocates on construction, which costs too much at 100,000 channels).
-  class HoldQueue {
-   public:
-    bool empty() const { return begin_ == items_.size(); }
-    std::size_t size() const { return items_.size() - begin_; }
-    Held& front() { return items_[begin_]; }
-    const Held& front() const { return items_[begin_]; }
-    const Held& back() const { return items_.back(); }
-    const Held& at(std::size_t i) const { return items_[begin_ + i]; }
-    void push_back(Held h) { items_.push_back(std::move(h)); }
-    void pop_front();
-    void clear() { items_.clear(), begin_ = 0; }
-
-   private:
-    std::vector<Held> items_;
-    std::size_t begin_ = 0;
-  };
-  // A held head registered on one claim that blocks it (a head is registered on each of its
-  // blocking claims). `epoch` makes a registration stale when the head's evaluation
-  // restarts (scope growth, reassignment).
-  struct OffsetWaiter {
-    Offset needed;
-    ChannelId head_channel;
-    std::uint32_t epoch;
-  };
-  struct NextWaiter {  // an OffsetWaiter whose `needed` is the frontier + 1
-    ChannelId head_channel;
-    std::uint32_t epoch;
-  };
-  struct SeqWaiter {
-    SenderId sender;
-    SeqNo needed;
-    ChannelId head_channel;
-    std::uint32_t epoch;
-  };
-  struct SeqEntry {
-    SenderId sender;
-    SeqNo seq;
-    bool delivered_here;  // a record of this sender was delivered here since the baseline: presence
-  };
-  // The fields every claim check reads, kept dense and apart from ChannelState so that
-  // checking a claim touches 16 bytes rather than a state of several hundred (at 100,000
-  // channels: 1.6 MB that stays in cache, against tens of MB that do not).
-  struct Reach {
-    Offset frontier = kNoOffset;
-    bool consumed = false;
-    bool failed = false;  // failed closed (rule 11)
-  };
-  // Laid out for the delivery path: the fields every delivery touches come first and fill
-  // one cache line; custody, touched only when a clock is folded, comes last.
-  struct alignas(64) ChannelState {
-    HoldQueue queue;
-    // Heads registered on this channel's frontier. A claim on the offset right above it is
-    // satisfied by any rise, so it waits in `next_waiters`, which a rise empties whole
-    // without comparing; a claim further ahead waits in `offset_waiters`.
-    std::vector<NextWaiter> next_waiters;
-    Offset position = kNoOffset;               // highest reported position, kNoOffset if none
-    std::vector<OffsetWaiter> offset_waiters;  // min-heap on `needed`
-    // Evaluation state of the head, reset whenever a record becomes head. A blocked head is
-    // registered on each claim that blocks it; `pending` counts the registrations not yet
-    // satisfied, and at 0 the head is ready: every claim is satisfied (frontiers and
-    // delivered_seq only rise), so it is delivered without checking its clock again.
-    std::uint32_t pending = 0;
-    std::uint32_t epoch = 0;
-    bool waiting = false;                  // registered: blocked (pending > 0) or ready (0)
-    Release release = Release::immediate;  // what will have released the head
-    ChannelId released_by_channel = 0;
-    Offset released_by_offset = kNoOffset;
-    std::vector<SeqEntry> delivered_seq;  // few senders per channel: a flat vector
-    std::vector<SeqWaiter> seq_waiters;   // heads waiting on a send of this channel
-    Offset failed_offset = kNoOffset;     // where it failed closed, when Reach::failed
-    Offset baseline = 0;
-    Clock custody;
-  };
+  // The gate's state per channel: its hold queue, the heads registered on its frontier and
+  // sends, its custody. Defined in lib/core/gate_state.hpp, private to the core, so that
+  // its layout (tuned for the delivery path) is not part of the interface.
+  struct Held;
+  class HoldQueue;
+  struct OffsetWaiter;
+  struct NextWaiter;
+  struct SeqWaiter;
+  struct SeqEntry;
+  struct Reach;
+  struct ChannelState;
 
   ChannelState& state(ChannelId ch);
   void cover(std::size_t channels);
   void cover_all_names();
-  bool in_scope(ChannelId ch) const { return ch < reach_.size() && reach_[ch].consumed; }
+  bool in_scope(ChannelId ch) const;
   const ChannelState* find(ChannelId ch) const;
   SeqEntry* find_seq(ChannelState& st, SenderId s);
   const SeqEntry* find_seq(const ChannelState& st, SenderId s) const;
