@@ -5,6 +5,7 @@
 # into each sweep binary instead: the mutant builds link no library.)
 set(CAUSAL_APP_WORDS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/causal/option_words.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/causal/shell_word.cpp
   ${CMAKE_CURRENT_LIST_DIR}/causal/remedy_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/causal/explain_summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/causal/explain_json.cpp

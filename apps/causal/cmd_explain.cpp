@@ -32,7 +32,7 @@
 #include "explain_render.hpp"
 #include "stop_signal.hpp"
 #include "option_words.hpp"
-#include "causal/shell_word.hpp"
+#include "shell_word.hpp"
 #include "subcommands.hpp"
 
 namespace causal::cli {

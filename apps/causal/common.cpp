@@ -2,7 +2,7 @@
 
 #include "causal/excerpt.hpp"
 #include "causal/kafka/config_file.hpp"
-#include "causal/shell_word.hpp"
+#include "shell_word.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,9 @@
 #include "option_words.hpp"
 
+#include "shell_word.hpp"
+
 #include <array>
+#include <string>
 #include <utility>
 
 namespace causal::cli {
@@ -46,6 +49,14 @@ std::string with_option_words(std::string_view text) {
     std::string_view words;
     for (const auto& [f, w] : kWords) {
       if (f == field) words = w;
+    }
+    // An action with a value: "baseline group=G", the baseline that marks the group's
+    // pending commits, as the command that runs it (in backquotes, as a command is quoted).
+    constexpr std::string_view kBaselineOfGroup = "baseline group=";
+    std::string command;
+    if (field.starts_with(kBaselineOfGroup)) {
+      command = "`causal baseline TOPIC --group " + shell_word(field.substr(kBaselineOfGroup.size())) + "`";
+      words = command;
     }
     if (words.empty()) {
       // Not a field: keep it as written (a command quoted in backquotes, say), and look for

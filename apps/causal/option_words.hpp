@@ -10,7 +10,8 @@
 namespace causal::cli {
 
 // `text` with every backquoted field this tool has an option for replaced by that option
-// ("`max_held_bytes`" -> "--max-held-bytes"); anything else, backquotes included, as it is.
+// ("`max_held_bytes`" -> "--max-held-bytes"), and "`baseline group=G`" by the command
+// "`causal baseline TOPIC --group G`"; anything else, backquotes included, as it is.
 std::string with_option_words(std::string_view text);
 
 }  // namespace causal::cli

@@ -275,7 +275,7 @@ GateStats RecordWriter::run_stats() const {
 
 void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in) {
   if (limit_reached() || broken_) return;
-  auto* msg = const_cast<rd_kafka_message_t*>(&msg_in);
+  kafka::RecordView msg(msg_in);
   ++records_;
   ++in_buffer_;
   std::int64_t held_us = 0;  // a record released at receive was never held: no clock read
@@ -290,10 +290,7 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
   std::int32_t partition = names_.channel_partition(d.channel);
 
   if (settings_.format == Format::text) {
-    rd_kafka_timestamp_type_t tstype = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
-    std::int64_t ts = rd_kafka_message_timestamp(msg, &tstype);
-    rd_kafka_headers_t* hdrs = nullptr;
-    if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR) hdrs = nullptr;
+    std::int64_t ts = msg.timestamp().ms;
     if (settings_.show_held && d.release != Release::immediate) {
       if (settings_.colour) append(out_, kGreen);
       appendf(out_, "  release  {}@{}  by {}", names_.channel_text(d.channel), d.offset, to_string(d.release));
@@ -318,27 +315,22 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
       appendf(out_, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z  ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
               tm.tm_hour, tm.tm_min, tm.tm_sec, ts % 1000);
     }
-    if (msg->key) {
+    if (msg.key()) {
       append(out_, "key=");
-      text_bytes(msg->key, msg->key_len);
+      text_bytes(msg.key(), msg.key_size());
       append(out_, "  ");
     }
-    text_bytes(msg->payload, msg->len);
-    if (hdrs) {
-      const char* n;
-      const void* v;
-      size_t sz;
-      bool any = false;
-      for (std::size_t i = 0; rd_kafka_header_get_all(hdrs, i, &n, &v, &sz) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
-        if (std::string_view(n) == kClockHeader) continue;
-        append(out_, any ? " " : "  [");
-        any = true;
-        text_bytes(n, std::strlen(n));
-        out_.push_back('=');
-        text_bytes(v, sz);
-      }
-      if (any) out_.push_back(']');
-    }
+    text_bytes(msg.value(), msg.value_size());
+    bool any = false;
+    msg.for_each_header([&](std::string_view n, const void* v, std::size_t sz) {
+      if (n == kClockHeader) return;
+      append(out_, any ? " " : "  [");
+      any = true;
+      text_bytes(n.data(), n.size());
+      out_.push_back('=');
+      text_bytes(v, sz);
+    });
+    if (any) out_.push_back(']');
     if (settings_.colour) append(out_, kDim);
     if (d.clock.origin || !d.clock.empty()) {
       append(out_, "  clock{");
@@ -392,36 +384,29 @@ void RecordWriter::delivered(const Delivery& d, const rd_kafka_message_t& msg_in
   else if (out_.size() >= kFlushAt) write_out();
 }
 
-void RecordWriter::json_record(const Delivery& d, rd_kafka_message_t* msg, std::int64_t held_us) {
-  rd_kafka_timestamp_type_t tstype = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
-  std::int64_t ts = rd_kafka_message_timestamp(msg, &tstype);
-  rd_kafka_headers_t* hdrs = nullptr;
-  if (rd_kafka_message_headers(msg, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR) hdrs = nullptr;
+void RecordWriter::json_record(const Delivery& d, const kafka::RecordView& msg, std::int64_t held_us) {
+  auto [ts, tstype] = msg.timestamp();
 
   Cursor c(out_);
   c.lit(json_names_.channel(d.channel).record_head);
   c.num(d.offset);
   c.lit(",\"timestamp\":");
   c.num(ts);
-  c.lit(tstype == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? ",\"timestamp_type\":\"create\""
-        : tstype == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? ",\"timestamp_type\":\"log_append\""
-                                                       : ",\"timestamp_type\":\"none\"");
-  bytes_field(c, ",\"key\":", ",\"key_encoding\":\"base64\"", msg->key, msg->key_len);
-  bytes_field(c, ",\"value\":", ",\"value_encoding\":\"base64\"", msg->payload, msg->len);
+  c.lit(tstype == kafka::RecordView::TimestampType::create       ? ",\"timestamp_type\":\"create\""
+        : tstype == kafka::RecordView::TimestampType::log_append ? ",\"timestamp_type\":\"log_append\""
+                                                                 : ",\"timestamp_type\":\"none\"");
+  bytes_field(c, ",\"key\":", ",\"key_encoding\":\"base64\"", msg.key(), msg.key_size());
+  bytes_field(c, ",\"value\":", ",\"value_encoding\":\"base64\"", msg.value(), msg.value_size());
   c.lit(",\"headers\":[");
   bool has_clock = false;
-  if (hdrs) {
-    const char* n;
-    const void* v;
-    size_t sz;
-    for (std::size_t i = 0; rd_kafka_header_get_all(hdrs, i, &n, &v, &sz) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i) {
-      std::string_view name(n);
-      has_clock = has_clock || name == kClockHeader;
-      bytes_field(c, i ? ",{\"name\":" : "{\"name\":", ",\"name_encoding\":\"base64\"", n, name.size());
-      bytes_field(c, ",\"value\":", ",\"value_encoding\":\"base64\"", v, sz);
-      c.put('}');
-    }
-  }
+  bool first = true;
+  msg.for_each_header([&](std::string_view name, const void* v, std::size_t sz) {
+    has_clock = has_clock || name == kClockHeader;
+    bytes_field(c, first ? "{\"name\":" : ",{\"name\":", ",\"name_encoding\":\"base64\"", name.data(), name.size());
+    bytes_field(c, ",\"value\":", ",\"value_encoding\":\"base64\"", v, sz);
+    c.put('}');
+    first = false;
+  });
   c.lit("],\"clock\":");
   if (has_clock) json_names_.write_clock(c, d.clock);
   else c.lit("null");

@@ -33,6 +33,7 @@
 
 #include "causal/gate.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/record_view.hpp"
 #include "clock_json.hpp"
 #include "common.hpp"
 
@@ -85,7 +86,7 @@ class RecordWriter : public kafka::HostObserver {
   void write_out();
   void text_bytes(const void* data, std::size_t size);
   void append_released_by(const Delivery& d);
-  void json_record(const Delivery& d, rd_kafka_message_t* msg, std::int64_t held_us);
+  void json_record(const Delivery& d, const kafka::RecordView& msg, std::int64_t held_us);
 
   Settings settings_;
   Names& names_;

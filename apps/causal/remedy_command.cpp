@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "option_words.hpp"
-#include "causal/shell_word.hpp"
+#include "shell_word.hpp"
 
 namespace causal::cli {
 

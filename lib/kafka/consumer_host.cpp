@@ -179,7 +179,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   bool need_committed = std::any_of(wants.begin(), wants.end(),
                                     [](const Want& w) { return w.from.kind == StartPosition::Kind::committed; });
   if (need_committed) {
-    if (!opts.group) return std::unexpected(usage_error("--from committed needs --group G"));
+    if (!opts.group) return std::unexpected(usage_error("`start` committed needs `group` G", "start"));
     committed = rd_kafka_topic_partition_list_new(static_cast<int>(wants.size()));
     for (const auto& w : wants) rd_kafka_topic_partition_list_add(committed, w.topic.c_str(), w.partition);
     // Asked in slices: a refused coordinator lookup shows only as an error on the consumer

@@ -19,7 +19,6 @@
 
 #include "causal/excerpt.hpp"
 #include "causal/resolution_state.hpp"
-#include "causal/shell_word.hpp"
 #include "commit_metadata.hpp"
 #include "consumer_host_impl.hpp"
 #include "list_offsets.hpp"
@@ -198,9 +197,9 @@ Error committed_unreadable(const std::string& group, const std::string& brokers,
   if (err == RD_KAFKA_RESP_ERR__TIMED_OUT) {
     message += fmt::format(
         " (within {} ms: the group coordinator did not answer, or a commit of the group's offsets is pending in "
-        "a transaction still open, which keeps them unreadable until it ends; `causal baseline TOPIC --group {}` "
+        "a transaction still open, which keeps them unreadable until it ends; `baseline group={}` "
         "marks such a partition \"(pending)\")",
-        waited.count(), shell_word(group));
+        waited.count(), group);
   }
   return runtime_error(message);
 }

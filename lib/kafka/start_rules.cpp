@@ -23,9 +23,10 @@ std::expected<StartPosition, Error> parse_start_position(std::string_view text) 
   Offset v = 0;
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || p != digits.data() + digits.size() || v < 0) {
-    return std::unexpected(usage_error(fmt::format(
-        "--from {}: expected beginning, end, lso, committed, an offset, or -N (N records before the end)",
-        quoted_excerpt(text))));
+    return std::unexpected(usage_error(
+        fmt::format("`start` {}: expected beginning, end, lso, committed, an offset, or -N (N records before the end)",
+                    quoted_excerpt(text)),
+        "start"));
   }
   return neg ? StartPosition{K::from_end, v} : StartPosition{K::offset, v};
 }
@@ -91,14 +92,16 @@ std::expected<void, Error> check_start_rules(
     std::pair<std::string, std::int32_t> key{r.scope ? r.scope->topic : std::string(),
                                              r.scope ? r.scope->partition.value_or(-1) : -1};
     if (auto [it, fresh] = seen.emplace(std::move(key), i); !fresh) {
-      return std::unexpected(usage_error(fmt::format("--from: {} is given two start positions ({} and {}); give one",
+      return std::unexpected(usage_error(fmt::format("`start`: {} is given two start positions ({} and {}); give one",
                                                      scope_text(r.scope), to_string(rules[it->second].position),
-                                                     to_string(r.position))));
+                                                     to_string(r.position)),
+                                         "start"));
     }
     if (r.scope && !reads(r.scope->topic, r.scope->partition)) {
-      return std::unexpected(usage_error(fmt::format("--from {}={}: {} is not among the channels read",
+      return std::unexpected(usage_error(fmt::format("`start` {}={}: {} is not among the channels read",
                                                      scope_text(r.scope), to_string(r.position),
-                                                     scope_text(r.scope))));
+                                                     scope_text(r.scope)),
+                                         "start"));
     }
   }
   return {};

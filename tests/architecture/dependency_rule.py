@@ -8,7 +8,9 @@
   2. The simulator (lib/sim, causal/sim/) includes no Kafka or CLI header.
   3. The Kafka runtime (lib/kafka, causal/kafka/) includes no simulator or CLI header.
   4. No library file includes a header of apps/causal.
-  5. apps/ calls no librdkafka function: Kafka work belongs in lib/kafka.
+  5. apps/ calls no librdkafka function: Kafka work belongs in lib/kafka. (A delivered
+     message's type passes through the consumer host's observer interface; the tool reads
+     it through kafka::RecordView.)
   6. No string literal under lib/ names a command-line option (--name, or -b/-X/-F as a
      word): the libraries speak in fields and values, and the tool renders its options.
   7. No library ends the process (exit, _exit, quick_exit, abort by exit code): exit codes
@@ -120,14 +122,16 @@ def check(root):
                 if layer != "apps" and ("apps/" in inc or os.path.basename(inc) in app_headers and "/" not in inc):
                     problems.append(f"{rel}:{line}: a library includes a header of apps/causal ({inc})")
             if layer == "apps":
-                m = re.search(r"\brd_kafka_\w+", code)
+                m = re.search(r"\brd_kafka_\w+(?=\s*\()", code)
                 if m:
                     line = code.count("\n", 0, m.start()) + 1
-                    problems.append(f"{rel}:{line}: apps/ calls librdkafka ({m.group(0)}); Kafka work belongs in lib/kafka")
+                    problems.append(f"{rel}:{line}: apps/ calls librdkafka ({m.group(0)}()); Kafka work belongs in lib/kafka")
                 continue
             for line, lit in literals:
                 m = OPTION.search(lit)
-                if m:
+                # Kafka's own tools' options (kafka-consumer-groups --reset-offsets) are
+                # Kafka's words, which a library may quote.
+                if m and not re.search(r"kafka-[a-z-]+(\.sh)?\s+(\S+\s+)*$", lit[:m.start(1)]):
                     problems.append(f"{rel}:{line}: a library string names the command-line option {m.group(1)}")
             m = EXIT.search(code)
             if m:
@@ -147,7 +151,8 @@ def self_test():
         "lib/core/f.cpp": 'const char* m = "give it with --group G"; // --fine in a comment\n',
         "lib/kafka/g.cpp": 'const char* m = "use -b HOST:PORT";\n',
         "lib/core/h.cpp": "void f() { std::exit(2); }\n",
-        "lib/core/ok.cpp": '// "--comment" and -b in comments are fine\nconst char* m = "a-b c, x--y";\n',
+        "lib/core/ok.cpp": '// "--comment" and -b in comments are fine\nconst char* m = "a-b c, x--y";\n'
+                           'const char* k = "written by kafka-consumer-groups --reset-offsets";\n',
     }
     expected = ["lib/core/a.cpp:1", "lib/sim/b.cpp:1", "lib/kafka/c.cpp:1", "lib/kafka/d.cpp:1",
                 "apps/causal/e.cpp:1", "lib/core/f.cpp:1", "lib/kafka/g.cpp:1", "lib/core/h.cpp:1"]

@@ -53,7 +53,7 @@ TEST_CASE("start positions (--from): anything else is a usage error quoting the 
     auto p = parse_start_position(text);
     REQUIRE_FALSE(p);
     CHECK(p.error().code == causal::Errc::usage);
-    CHECK(p.error().message == "--from '" + std::string(text) + "'" + kExpected);
+    CHECK(p.error().message == "`start` '" + std::string(text) + "'" + kExpected);
   }
 }
 
@@ -61,10 +61,10 @@ TEST_CASE("start positions (--from): a long or unprintable text is quoted cut an
   const std::string long_text(100, '7');
   auto p = parse_start_position(long_text + "x");
   REQUIRE_FALSE(p);
-  CHECK(p.error().message == "--from '" + std::string(60, '7') + "...' (101 bytes)" + kExpected);
+  CHECK(p.error().message == "`start` '" + std::string(60, '7') + "...' (101 bytes)" + kExpected);
   auto q = parse_start_position("e\nd");
   REQUIRE_FALSE(q);
-  CHECK(q.error().message == "--from 'e\\x0ad'" + kExpected);
+  CHECK(q.error().message == "`start` 'e\\x0ad'" + kExpected);
 }
 
 TEST_CASE("start positions (--from): to_string gives the text that parses back to the same position") {
@@ -113,14 +113,14 @@ TEST_CASE("start rules (--from): a bad position, topic or partition is a usage e
   // The position's error, as parse_start_position words it.
   auto empty = parse_start_rule("orders=");
   REQUIRE_FALSE(empty);
-  CHECK(empty.error().message == "--from ''" + kExpected);
+  CHECK(empty.error().message == "`start` ''" + kExpected);
   auto twice = parse_start_rule("orders=5=6");
   REQUIRE_FALSE(twice);
-  CHECK(twice.error().message == "--from '5=6'" + kExpected);
+  CHECK(twice.error().message == "`start` '5=6'" + kExpected);
   // A scope without a position is taken for a position.
   auto bare = parse_start_rule("orders/3");
   REQUIRE_FALSE(bare);
-  CHECK(bare.error().message == "--from 'orders/3'" + kExpected);
+  CHECK(bare.error().message == "`start` 'orders/3'" + kExpected);
   // The selector's errors.
   for (const char* text : {"=5", "bad topic=5", "orders/x=5", "orders/-1=5", "orders/=5", "/3=5"}) {
     INFO(text);
@@ -135,15 +135,15 @@ TEST_CASE("start rules (--from): two rules of the same scope are refused, naming
   auto r = check_start_rules(rules({"end", "5"}), always);
   REQUIRE_FALSE(r);
   CHECK(r.error().code == causal::Errc::usage);
-  CHECK(r.error().message == "--from: every channel is given two start positions (end and 5); give one");
+  CHECK(r.error().message == "`start`: every channel is given two start positions (end and 5); give one");
 
   r = check_start_rules(rules({"t=end", "t/1=lso", "t@-2"}), always);
   REQUIRE_FALSE(r);
-  CHECK(r.error().message == "--from: t is given two start positions (end and -2); give one");
+  CHECK(r.error().message == "`start`: t is given two start positions (end and -2); give one");
 
   r = check_start_rules(rules({"t/1=end", "t/2=end", "t/1@committed"}), always);
   REQUIRE_FALSE(r);
-  CHECK(r.error().message == "--from: t/1 is given two start positions (end and committed); give one");
+  CHECK(r.error().message == "`start`: t/1 is given two start positions (end and committed); give one");
 }
 
 TEST_CASE("start rules (--from): one rule per scope passes, however they overlap") {
@@ -166,10 +166,10 @@ TEST_CASE("start rules (--from): a scoped rule must match a channel read, and an
   auto r = check_start_rules(rules({"t/2=lso"}), reads);
   REQUIRE_FALSE(r);
   CHECK(r.error().code == causal::Errc::usage);
-  CHECK(r.error().message == "--from t/2=lso: t/2 is not among the channels read");
+  CHECK(r.error().message == "`start` t/2=lso: t/2 is not among the channels read");
   r = check_start_rules(rules({"u@-4"}), reads);
   REQUIRE_FALSE(r);
-  CHECK(r.error().message == "--from u=-4: u is not among the channels read");
+  CHECK(r.error().message == "`start` u=-4: u is not among the channels read");
 }
 
 TEST_CASE("start selectors (--from): a topic, or a topic and partition") {

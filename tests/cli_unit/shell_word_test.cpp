@@ -1,5 +1,5 @@
 // Tests of shell_word.cpp: a word of a printed command runs as printed.
-#include "causal/shell_word.hpp"
+#include "shell_word.hpp"
 
 #include <cstdio>
 #include <string>

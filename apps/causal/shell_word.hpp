@@ -1,7 +1,6 @@
 // A word of a command printed for the user to run, quoted so that the command runs as
-// printed: the tool's remedies (apps/causal/remedy_command.cpp), and the one hint of a
-// library message that is a command (lib/kafka/group_membership.cpp, a group's committed
-// offsets unreadable while a commit is pending).
+// printed: the tool's remedies (remedy_command.cpp), the commands explain prints, and the
+// commands option_words.cpp puts in place of a library's actions.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-#include "causal/shell_word.hpp"
+#include "shell_word.hpp"
 
 #include <algorithm>
 
