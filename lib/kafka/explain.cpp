@@ -11,6 +11,7 @@
 #include "causal/excerpt.hpp"
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/kafka/explain_scan.hpp"
+#include "held_message.hpp"
 #include "causal/resolution_state.hpp"
 
 namespace causal::kafka {
@@ -331,7 +332,7 @@ std::expected<ExplainResult, Error> explain_group(const ExplainOptions& o, Expla
     return {};
   };
   auto timestamp = [](std::uint64_t tag) {
-    const rd_kafka_message_t* m = ConsumerHost::message_of(tag);
+    const rd_kafka_message_t* m = message_of(tag);
     return m ? rd_kafka_message_timestamp(m, nullptr) : std::int64_t{-1};
   };
   std::set<std::pair<ChannelId, SenderId>> asked_of_heads;

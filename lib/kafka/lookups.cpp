@@ -8,6 +8,7 @@
 #include "causal/codec.hpp"
 #include "causal/kafka/partition_reader.hpp"
 #include "consumer_host_impl.hpp"
+#include "held_message.hpp"
 #include "list_offsets.hpp"
 
 namespace causal::kafka {
@@ -31,7 +32,7 @@ LookupReport ConsumerHost::Impl::lookup(const LookupRequest& req) {
     for (const auto& b : gate.unsatisfied(c)) {
       if (b.kind == Blocker::Kind::seq && b.channel == req.channel && b.sender == req.sender && b.seq == req.seq) {
         rd_kafka_timestamp_type_t tt;
-        std::int64_t t = rd_kafka_message_timestamp(ConsumerHost::message_of(h->tag), &tt);
+        std::int64_t t = rd_kafka_message_timestamp(message_of(h->tag), &tt);
         if (t >= 0) ts = ts ? std::min(*ts, t) : t;
       }
     }

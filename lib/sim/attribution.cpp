@@ -1,5 +1,5 @@
 // Stall attribution (see causal/sim/attribution.hpp).
-#include "causal/sim/attribution.hpp"
+#include "attribution.hpp"
 
 #include <algorithm>
 #include <set>

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "causal/sim/attribution.hpp"
+#include "attribution.hpp"
 #include "internal.hpp"
 
 namespace causal::sim {

@@ -3,8 +3,9 @@
 # fresh prefix (cmake --install --prefix), then, from the installed files only:
 #   1. every file a user needs is there: bin/causal, headers, libraries, the CMake package,
 #      causal.pc, man pages (footers with the project version), the three completions;
-#   2. every installed header compiles on its own against the prefix (so none reaches a
-#      header that is not installed, e.g. under lib/core/), and none is the simulator's;
+#   2. the installed headers are exactly the public ones (listed below), none the
+#      simulator's, and each compiles on its own against the prefix (so none reaches a
+#      header that is not installed, under lib/internal/ or beside a library's sources);
 #   3. every symbol the libraries define for the linker is in namespace causal (std and fmt
 #      template instances, which every user of them may define, are weak and not counted);
 #   4. shared builds: each library's SONAME is libNAME.so.SOVERSION, and the installed
@@ -60,6 +61,19 @@ else
   ok
 fi
 [[ ! -e $P/include/causal/sim ]] && ok || bad "the simulator's headers are installed"
+# The public API is these headers and no other: what a library user calls. The headers the
+# libraries share with the tool and the tests (lib/internal) are not installed.
+PUBLIC_HEADERS="causal/clock.hpp causal/codec.hpp causal/diagnosis.hpp causal/error.hpp causal/gate.hpp
+causal/inline_vec.hpp causal/names.hpp causal/resolution_state.hpp causal/snapshot.hpp causal/stamper.hpp
+causal/version.hpp causal/kafka/client.hpp causal/kafka/config.hpp causal/kafka/consumer_host.hpp
+causal/kafka/explain.hpp causal/kafka/handles.hpp causal/kafka/offsets.hpp causal/kafka/producer_host.hpp
+causal/kafka/record_view.hpp causal/kafka/relay.hpp"
+installed=$(cd "$P/include" && find . -type f | sed 's|^\./||' | sort)
+want=$(tr ' ' '\n' <<<"$PUBLIC_HEADERS" | grep . | sort)
+extra=$(comm -23 <(echo "$installed") <(echo "$want") | tr '\n' ' ')
+missing=$(comm -13 <(echo "$installed") <(echo "$want") | tr '\n' ' ')
+[[ -z $extra ]] && ok || bad "installed but not a public header: $extra"
+[[ -z $missing ]] && ok || bad "public headers not installed: $missing"
 
 # 2. Each header on its own, with the prefix as the only causal include directory.
 CXXFLAGS_DEPS=$(pkg-config --cflags rdkafka fmt nlohmann_json)

@@ -49,12 +49,16 @@ class ClientLog {
   std::string partition_gone() const;
   // Whether partition_gone() is not "": a lock-free read, for a check made at every poll.
   bool any_partition_gone() const { return any_gone_.load(std::memory_order_acquire); }
+
+ private:
+  // Written by librdkafka's callbacks only (handle_client_log, handle_client_error).
+  friend void handle_client_log(const rd_kafka_t*, int, const char*, const char*, ClientLog&);
+  friend void handle_client_error(int, const char*, ClientLog&);
   void set_partition_gone(std::string line);
   // A log line of facility FAIL (a broker failure), `reason` its text after librdkafka's
   // "[thrd:NAME]: ": added, and remembered for add_error.
   void add_fail(std::string line, std::string_view reason, bool is_error);
 
- private:
   mutable std::mutex mu_;
   std::vector<std::string> lines_;
   std::string last_line_;

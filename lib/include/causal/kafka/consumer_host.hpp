@@ -317,11 +317,6 @@ class ConsumerHost {
   HoldBudgetStats hold_budget() const;
   // The position signal last reported for `ch` (kNoOffset: none yet).
   Offset position_signal(ChannelId ch) const;
-  // The held record's message (for tools that print held heads). nullptr if tag is 0.
-  static const rd_kafka_message_t* message_of(std::uint64_t tag) {
-    return reinterpret_cast<const rd_kafka_message_t*>(tag);
-  }
-
   struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
 
  private:
