@@ -16,6 +16,11 @@
 #   summary [PREFIX]
 #              the line "PREFIX<passes> passed, <fails> failed"; its status says whether
 #              nothing failed, so a test ends with it
+#   wait_exit SECONDS PID WHAT [LOG]
+#              waits for PID (a child) to exit, at most SECONDS; its status in $rc. Still
+#              running then: a failure naming WHAT, with LOG's last lines, the process killed
+#              (SIGKILL) and rc=137, so that a hang is said before CTest's timeout kills
+#              the test with nothing said
 #   wait_for SECONDS COMMAND...
 #              until COMMAND succeeds (polled every WAIT_FOR_POLL seconds, default 0.2);
 #              false when SECONDS have passed
@@ -91,6 +96,20 @@ check_run() {
 summary() {
   echo "${1:-}$passes passed, $fails failed"
   ((fails == 0))
+}
+
+wait_exit() {
+  local until=$((SECONDS + $1)) pid=$2 what=$3 log=${4:-}
+  while ((SECONDS < until)) && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then
+    bad "$what: still running after $1 s${log:+; its last lines: $(tail -n 5 "$log" | tr '\n' '|')}"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    rc=137
+    return 1
+  fi
+  wait "$pid"
+  rc=$?
 }
 
 wait_for() {

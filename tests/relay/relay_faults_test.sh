@@ -94,18 +94,19 @@ start_relay 2                              # ... and comes back
 start_relay 4                              # fault 3: a fourth member joins ...
 sleep 3
 kill -INT "${relay_pid[4]}"                # ... and leaves
-wait "${relay_pid[4]}" || bad "relay 4 exited $? on SIGINT: $(relay_log_written 4; tail -2 "$TMP/relay-4.err")"
+wait_exit 90 "${relay_pid[4]}" "relay 4 after SIGINT" "$TMP/relay-4.err" &&
+  { ((rc == 0)) || bad "relay 4 exited $rc on SIGINT: $(relay_log_written 4; tail -2 "$TMP/relay-4.err")"; }
 # A source whose transaction the restart broke exits 1 (causal-produce(1)); what it had
 # committed is in the log, which is what the checker reads, so that is said, not failed.
 wait "$sa" || echo "note: source a, round 1 exited 1: $(tail -n 1 "$TMP/source-a.err")"
 wait "$sb" || echo "note: source b, round 1 exited 1: $(tail -n 1 "$TMP/source-b.err")"
 source a in-a 2 24 || bad "source a, round 2: $(tail -2 "$TMP/source-a.err")"
 source b in-b 2 24 || bad "source b, round 2: $(tail -2 "$TMP/source-b.err")"
-for _ in $(seq 450); do caught_up && break; sleep 0.2; done
-caught_up && ok || bad "the relay group did not drain within 90 s: commits $(echo $got) for ends $(echo $want); $(tail -q -n 2 "$TMP"/relay-*.err)"
+wait_for 90 caught_up && ok || bad "the relay group did not drain within 90 s: commits $(echo $got) for ends $(echo $want); $(tail -q -n 2 "$TMP"/relay-*.err)"
 for n in 1 2 3; do
   kill -INT "${relay_pid[$n]}"
-  wait "${relay_pid[$n]}" || bad "relay $n exited $? on SIGINT: $(relay_log_written "$n"; tail -2 "$TMP/relay-$n.err")"
+  wait_exit 90 "${relay_pid[$n]}" "relay $n after SIGINT" "$TMP/relay-$n.err" &&
+    { ((rc == 0)) || bad "relay $n exited $rc on SIGINT: $(relay_log_written "$n"; tail -2 "$TMP/relay-$n.err")"; }
 done
 for n in 1 2 3 4; do relay_log_written "$n"; done
 cat "$TMP"/relay-*.err | grep -c "transactions committed" >"$TMP/ends"
