@@ -307,9 +307,9 @@ Outcome run_produce(const ProduceOptions& o) {
 
   // SIGINT/SIGTERM stop reading (a blocked read returns: no SA_RESTART); what follows ends
   // the run as an error does: the open transaction is aborted, sends already made are
-  // waited for, the summary is said, exit 130. Killed by the signal instead, produce left
-  // its transaction open, pinning the partitions' LSO until Kafka's transaction timeout
-  // (helper-34). A second signal while that waits (on the brokers) exits at once.
+  // waited for, the summary is said, exit 130. Killed by the signal instead, produce would leave
+  // its transaction open, pinning the partitions' LSO until Kafka's transaction timeout.
+  // A second signal while that waits (on the brokers) exits at once.
   install_stop_signals();
   exit_on_second_signal(kProduceInterruptedAgain);
   std::string line;

@@ -489,7 +489,7 @@ bool ConsumerHost::caught_up() const {
   if (impl_->member && impl_->generations == 0) return false;  // not yet part of the group
   // A generation that could not start (its committed offsets unreadable: the brokers away, or
   // a commit pending in an open transaction) has partitions the gate has not got: nothing of
-  // them was read, so nothing is caught up (helper-34: -e exited 0 having read nothing).
+  // them was read, so nothing is caught up (otherwise -e would exit 0 having read nothing).
   if (impl_->member && impl_->generation_pending) return false;
   if (impl_->opts.lookups && gate_->held_count() > 0) {
     for (const auto& req : gate_->pending_lookups()) {

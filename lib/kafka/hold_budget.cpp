@@ -188,8 +188,8 @@ HoldBudgetStats ConsumerHost::hold_budget() const {
   for (ChannelId c = 0; c < impl_->chans.size(); ++c) {
     const auto& st = impl_->chans[c];
     // Where the next fetch starts: past the last record handed to the gate (held or not),
-    // or the last position signal, whichever is further (an audit saw "at 0" with 686
-    // records of the partition received and held).
+    // or the last position signal, whichever is further (the last record returned counts even
+    // when it is held, so a partition whose head is held is never "at 0").
     const Offset at = std::max({st.baseline, st.reported, st.returned});
     if (st.assigned && st.budget_paused && !st.failed && at < st.lso) s.paused_unread.push_back({c, at, st.lso});
   }

@@ -191,8 +191,8 @@ std::expected<void, Error> Relay::poll() {
   if (auto e = emit(); !e) {
     // A record the transform got wrong (a partition its topic does not have: a usage error)
     // fails the same way after every rewind: the relay stops, its transaction aborted,
-    // rather than abort and rewind into the same error for ever (helper-27 saw 13 aborts in
-    // 4 s). A runtime error (an unknown topic, a failed delivery) may pass: rewound.
+    // rather than abort and rewind into the same error for ever (several aborts a second).
+    // A runtime error (an unknown topic, a failed delivery) may pass: rewound.
     if (e.error().code == Errc::usage) {
       return stop(Error{Errc::usage, fmt::format("the transform's output: {}", e.error().message)});
     }

@@ -217,8 +217,8 @@ TEST_CASE("a wait cycle is reported as a claim on a later append or a bug", "[di
   CHECK(r.verdict == Verdict::cycle);
   CHECK(r.cycle == std::vector<std::string>{"a/0", "b/0", "a/0"});
   CHECK_FALSE(d.advice.empty());
-  // One cycle, one root: b's head, walked into the same cycle from b, shares it (an audit
-  // saw two, one per rotation).
+  // One cycle, one root: b's head, walked into the same cycle from b, shares it (not two,
+  // one per rotation).
   CHECK(d.roots.size() == 1);
   CHECK(chan(d, "b", 0).claims[0].root == chan(d, "a", 0).claims[0].root);
 }
@@ -309,9 +309,8 @@ TEST_CASE("without a lookup - a sender with no post-baseline presence is a suspe
 }
 
 TEST_CASE("without a lookup - nothing below a baseline at the log start cannot be frozen", "[diagnosis]") {
-  // An audit's --no-lookup run called this "suspected frozen" although a/0 starts at its log
-  // start 0: no send can sit below that baseline, so the claim waits on an open
-  // transaction, or a send not written yet.
+  // Not "suspected frozen" under --no-lookup: a/0 starts at its log start 0, no send can sit
+  // below that baseline, so the claim waits on an open transaction, or a send not written yet.
   GateSnapshot s;
   auto c = channel("c", 0, 0, 0);
   hold(c, held(1, {seq_claim("a", 0, "S", 1)}));
@@ -346,7 +345,7 @@ TEST_CASE("a sequence claim located at or above the baseline waits for it to arr
   f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9, std::nullopt};
   CHECK(root_of(diagnose(s, f), "c", 0).verdict == Verdict::not_appended);
   // The same from a log start above 0: the send may have been deleted below it, so it is not
-  // called "not appended" (an audit's send removed by DeleteRecords was).
+  // called "not appended" (a send removed by DeleteRecords would be called that wrongly).
   f.channels[0].log_start = 2;
   f.located[0] = {"a", 0, "S", 2, std::nullopt, 2, 4, std::nullopt};
   auto gone = diagnose(s, f);
@@ -358,8 +357,8 @@ TEST_CASE("a sequence claim located at or above the baseline waits for it to arr
   CHECK(g.drains_with_lookups == false);
   CHECK(to_string(gone.roots[0].verdict) == "send_not_in_log");
   // From log start 0 on a compacted topic: compaction removes records from inside the log,
-  // so the send may have been removed there (an audit's compacted send was called "not
-  // appended", helper-26). A topic known not to be compacted stays "not appended".
+  // so the send may have been removed there, and is not called "not appended" either. A topic
+  // known not to be compacted stays "not appended".
   f.channels[0].log_start = 0;
   f.located[0] = {"a", 0, "S", 2, std::nullopt, 0, 9, std::nullopt};
   f.channels[0].compacted = true;

@@ -332,9 +332,8 @@ TEST_CASE("an open transaction on one partition: baseline shows the span and exp
 
 // On a compacted topic a send the lookup does not find may have been removed by compaction
 // from inside the log: explain reads the topic's cleanup.policy and says so, instead of "not
-// appended" (helper-26 saw a compacted send called not appended, and the runbook then sends
-// the operator to its producer). The send here was never written: the verdict's text covers
-// both cases, as for a log start above 0.
+// appended" (for which the runbook would send the operator to its producer). The send here
+// was never written: the verdict's text covers both cases, as for a log start above 0.
 TEST_CASE("a send not found on a compacted topic is not called not appended", "[explain][broker]") {
   const std::string K = causal::test::unique_name("explain-compacted");
   {
@@ -400,8 +399,8 @@ TEST_CASE("a dependency on a record not yet written: exit 4 and then 0 once it i
 
 TEST_CASE("a partition failed closed with nothing waiting on it: stuck (exit 4), its own root, the decode remedy",
           "[explain][broker]") {
-  // Found by a user audit: explain said "not stuck" and exited 0 here, while tail from the
-  // group's commit exits 3 and never delivers bad/0@2.
+  // Not "not stuck" with exit 0: tail from the group's commit exits 3 and never delivers
+  // bad/0@2.
   const std::string T = causal::test::create_topic("explain-failed-alone", 1);
   const std::string group = causal::test::unique_name("failed-alone");
   causal::test::Producer w;
@@ -654,7 +653,7 @@ TEST_CASE("explain reports an offset commit pending in an open transaction and r
     }
   }
   rd_kafka_topic_partition_list_destroy(offs);
-  // On 50f6bf8: "has no committed offset on T: nothing to reconstruct", the pending commit unsaid.
+  // The pending commit is said, not "has no committed offset on T: nothing to reconstruct".
   Run none = causal_cli({"explain", "--group", only_pending, "--topic", T});
   CHECK(none.rc == 1);
   CHECK(none.err.find("its offset commit on " + T + "/0 is pending in an open transaction") != std::string::npos);
@@ -668,7 +667,7 @@ TEST_CASE("explain reports an offset commit pending in an open transaction and r
   Run text = causal_cli({"explain", "--group", group, "--topic", T});
   CHECK(text.rc == 0);
   CHECK(text.out.find("pending: " + T + "/0") != std::string::npos);
-  // baseline shows the same last stable offset (on 4d8dcb6: null, and skip 0), and its dry
+  // baseline shows the same last stable offset (not null, nor skip 0), and its dry
   // run says that --apply refuses while the commit is pending.
   Run plan = causal_cli({"baseline", "--group", group, T + "/0@0", "--format", "json"});
   REQUIRE(plan.rc == 0);
@@ -1045,9 +1044,10 @@ TEST_CASE("explain over 300 partitions asks metadata and offsets per topic, not 
 }
 
 TEST_CASE("remedies run as printed: they carry -b and a group name the shell would split", "[explain][broker]") {
-  // On 4d8dcb6 the remedy of `explain -b B --group 'two words' ...` was `causal baseline
-  // --group two words --apply ...`: without $CAUSAL_BROKERS it reached no broker, and with
-  // it, it wrote offsets to group 'two' (and every partition of a topic named 'words').
+  // The remedy of `explain -b B --group 'two words' ...` carries -b and quotes the group: as
+  // `causal baseline --group two words --apply ...` it would reach no broker without
+  // $CAUSAL_BROKERS, and with it, write offsets to group 'two' (and every partition of a
+  // topic named 'words').
   const std::string A = causal::test::create_topic("explain-quoted-a", 1);
   const std::string C = causal::test::create_topic("explain-quoted-c", 1);
   const std::string S = causal::test::unique_name("sender");
@@ -1085,9 +1085,9 @@ TEST_CASE("remedies run as printed: they carry -b and a group name the shell wou
 }
 
 TEST_CASE("a frozen claim queued behind a held head is in the one remedy and explain then exits 0", "[explain][broker]") {
-  // On 82cb77d only the head's frozen claim was diagnosed: its remedy rewound A/0, explain
-  // then found the next record's frozen claim on A/1, and a second rewind (and a second
-  // redelivery) was needed before it exited 0 (docs/runbook.md promised one).
+  // Diagnosing only the head's frozen claim is not enough: its remedy rewinds A/0, explain
+  // then finds the next record's frozen claim on A/1, and a second rewind (and a second
+  // redelivery) is needed before it exits 0 (docs/runbook.md promises one).
   const std::string A = causal::test::create_topic("explain-queued-a", 2);
   const std::string C = causal::test::create_topic("explain-queued-c", 1);
   const std::string S = causal::test::unique_name("sender");
@@ -1129,8 +1129,8 @@ TEST_CASE("a frozen claim queued behind a held head is in the one remedy and exp
 
 TEST_CASE("a scope naming some partitions of a topic the group commits leaves the others out and says so",
           "[explain][broker]") {
-  // On 50949df `--topic T/0` of a group committing T/0 and T/1 said "not stuck" (exit 0)
-  // with nothing left out, although T/0's record waits on T/1: a node consuming both holds.
+  // `--topic T/0` of a group committing T/0 and T/1 must not say "not stuck" (exit 0) with
+  // nothing left out: T/0's record waits on T/1, and a node consuming both holds.
   const std::string T = causal::test::create_topic("explain-leftout-partition", 2);
   const std::string group = causal::test::unique_name("left-out-partition");
   causal::test::Producer w;
@@ -1153,11 +1153,10 @@ TEST_CASE("a scope naming some partitions of a topic the group commits leaves th
 }
 
 // A transactional producer killed with its transaction open pins the partition's LSO; a node
-// caught up to it holds nothing, and its lag grows. On 5ee2a8a explain said only "not stuck:
-// nothing held" (helper-34), and the channel line's lso/high_watermark was the only trace.
-// It now says the LSO is pinned, when since, and advises Kafka's own tool, whose abort run as
-// printed (kafka-transactions.sh being scripts/test-broker kafka-transactions here) moves the
-// LSO on.
+// caught up to it holds nothing, and its lag grows, so "not stuck: nothing held" alone would
+// leave the channel line's lso/high_watermark as the only trace. Explain says the LSO is
+// pinned, when since, and advises Kafka's own tool, whose abort run as printed
+// (kafka-transactions.sh being scripts/test-broker kafka-transactions here) moves the LSO on.
 TEST_CASE("explain says which LSO a hung transaction pins, and its advice aborts it as printed", "[explain][broker]") {
   for (const std::string prefix : {"explain-hung", "-explain-hung"}) {
     INFO(prefix);
@@ -1202,7 +1201,7 @@ TEST_CASE("explain says which LSO a hung transaction pins, and its advice aborts
     REQUIRE(j["advice"].size() == 1);
     const std::string advice = j["advice"][0];
     // A topic starting with '-' is given as --topic=T, which the tool's parser does not take
-    // for an option (helper-35: "--topic -dash" failed, "expected one argument").
+    // for an option ("--topic -dash" fails, "expected one argument").
     const std::string topic_arg = T.starts_with('-') ? "--topic=" + T : "--topic " + T;
     const std::string abort_cmd = "kafka-transactions.sh --bootstrap-server " + causal::test::bootstrap() + " abort " +
                                   topic_arg + " --partition 0 --start-offset 2";
@@ -1214,7 +1213,7 @@ TEST_CASE("explain says which LSO a hung transaction pins, and its advice aborts
     CHECK(text.rc == 0);
     CHECK(text.out.find("  " + T + "/0: LSO 2, high watermark 5 (3 offset(s) held back), open since ") != std::string::npos);
 
-    // An explicit baseline inside the open span is said (helper-34: accepted silently).
+    // An explicit baseline inside the open span is said, not accepted silently.
     Run above = causal_cli({"baseline", "--group", group, "--", T + "/0@4"});
     CHECK(above.rc == 0);
     CHECK(above.err.find("causal baseline: " + T + "/0@4 is above the LSO 2: a transaction still open holds offsets "

@@ -91,7 +91,7 @@ TEST_CASE("a refused ACL is named by operation, kind, resource and Kafka's error
 
 // A broker failure is logged by librdkafka (facility FAIL, "[thrd:NAME]: <reason>") and
 // reported to the error callback with the same reason: said once, and the error callback's
-// line is the last error that messages quote. Before d30fdd7 both lines were printed.
+// line is the last error that messages quote. Both lines printed would say it twice.
 TEST_CASE("a FAIL log line and the error callback's report of it are said once") {
   causal::kafka::ClientLog log;
   const char* reason = "127.0.0.1:9/1: Connect to ipv4#127.0.0.1:9 failed: Connection refused (after 0ms in state CONNECT)";

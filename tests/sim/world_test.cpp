@@ -223,8 +223,8 @@ TEST_CASE("stateful restarts: a restarted gate restates the custody it committed
 }
 
 TEST_CASE("fault lists: a list naming faults has only those, a removal starts from all") {
-  // An audit found "crash" read as all faults (FaultMix starts all-on), so a one-fault sweep
-  // ran every fault, and the replay command printed for all,-crash rebuilt another world.
+  // "crash" is not read as all faults (FaultMix starts all-on): otherwise a one-fault sweep
+  // runs every fault, and the replay command printed for all,-crash rebuilds another world.
   using causal::sim::FaultMix;
   using causal::sim::parse_faults;
   using causal::sim::to_string;

@@ -190,8 +190,8 @@ TEST_CASE("held_ms is fmt's {:.3f} of microseconds / 1000") {
 
 // Text lines (tail --format text, decode --format text, produce's summary): distinct senders
 // print distinctly (a backslash is escaped, so a literal "\x01" differs from the byte), and no
-// C0 or C1 control reaches the terminal raw. On 6355891 decode printed both as a\x01b, and
-// U+009B (CSI) went out raw everywhere.
+// C0 or C1 control reaches the terminal raw: otherwise decode prints both as a\x01b, and
+// U+009B (CSI) goes out raw everywhere.
 TEST_CASE("text_escaped escapes backslashes, C0 and C1 controls, and keeps other UTF-8") {
   using causal::cli::text_escaped;
   CHECK(text_escaped("a\\x01b") == "a\\\\x01b");

@@ -305,8 +305,8 @@ TEST_CASE("a malformed causal.clock fails its partition closed: exit 3, nothing 
   CHECK(got == std::set<std::string>{"good-0", "other-1", "other-2"});
 }
 
-// A causal.clock header with a null value fails closed as an empty one does; on 5ee2a8a the
-// reason said "the header is empty (0 bytes)" (helper-33), which is not what the record has.
+// A causal.clock header with a null value fails closed as an empty one does, but the reason
+// does not say "the header is empty (0 bytes)", which is not what the record has.
 TEST_CASE("a causal.clock header with a null value fails closed, named for what it is") {
   std::string topic = t::create_topic("tail-null-clock", 1);
   produce(topic, "{\"value\":\"v\",\"headers\":[{\"name\":\"causal.clock\",\"value\":null}]}\n", "--no-stamp");
@@ -390,7 +390,7 @@ TEST_CASE("produce stopped by bad input counts and reports what reached Kafka") 
   CHECK(hdr.err.find("stdin line 1: header unknown field \"bogus\"") != std::string::npos);
 
   // A transaction control line with a record's fields: refused, not the record dropped
-  // unsent (c0a5d5e sent nothing for it and exited 0).
+  // unsent (otherwise nothing is sent for it and produce exits 0).
   Run ctl = run_causal("produce " + brokers() + " --transactional-id " + t::unique_name("ctl") + " " + topic,
                        "{\"value\":\"keep\"}\n{\"transaction\":\"commit\",\"value\":\"lost\"}\n");
   INFO(ctl.err);
@@ -413,7 +413,7 @@ TEST_CASE("produce stopped by bad input counts and reports what reached Kafka") 
 // are never seen, and the error names the transactional id and both causes of "fenced".
 // Kafka aborts a timed-out transaction at its next scan (every 10 s by default), so the input
 // stays open for 3 s of timeout plus a whole scan interval and some.
-// On 99cdb5b the summary said "0 transaction(s) committed, 0 aborted" and no more.
+// "0 transaction(s) committed, 0 aborted" and no more would hide that.
 TEST_CASE("produce says when its transaction was neither committed nor aborted") {
   std::string topic = t::create_topic("produce-fenced", 1);
   const std::string id = t::unique_name("fenced");
@@ -447,8 +447,8 @@ TEST_CASE("decode names an unknown topic or partition at once") {
 }
 
 // causal-decode(1): offsets outside the readable records are said at once, in Kafka's terms.
-// On 614ba0f an offset in a transaction still open was "no business record ... markers and
-// aborted records", and a range or offset past the end was librdkafka's "Offset out of range".
+// An offset in a transaction still open is not "no business record ... markers and aborted
+// records", and a range or offset past the end is not librdkafka's "Offset out of range".
 TEST_CASE("decode says where the readable records end: a transaction still open, past the end") {
   std::string topic = t::create_topic("decode-ends", 1);
   produce(topic + "/0", "{\"value\":\"a\"}\n{\"value\":\"b\"}\n");  // offsets 0, 1
@@ -485,8 +485,8 @@ TEST_CASE("decode says where the readable records end: a transaction still open,
   CHECK(lines(done.out).size() == 1);
 }
 
-// causal-tail(1): in text format control bytes are escaped, a sender's in the clock too (on
-// 80211eb the clock printed a sender's ESC raw to the terminal).
+// causal-tail(1): in text format control bytes are escaped, a sender's in the clock too (so
+// the clock never prints a sender's ESC raw to the terminal).
 TEST_CASE("tail --format text escapes a sender's control bytes in the clock") {
   std::string topic = t::create_topic("tail-text-sender", 1);
   Run p = run_causal("produce " + brokers() + " --sender \"$(printf 'ev\\033]0;x\\007il')\" " + topic, "{\"value\":\"v\"}\n");
@@ -659,7 +659,7 @@ TEST_CASE("exit-at-end waits for the lookups a release makes necessary, down a c
   }
   CHECK(lookups == 3);
 
-  // The same with --count: it always did all three (the comparison the issue made).
+  // The same with --count, which reaches all three, as -e must.
   Run c = run_causal("tail " + brokers() + " --from " + T + "/0=3 -c 3 --format jsonl " + T);
   INFO(c.out << c.err);
   CHECK(c.code == 0);
@@ -711,7 +711,7 @@ TEST_CASE("a resolution state over the 4096-byte metadata bound: pruned with loo
   CHECK(kept > 0);
   CHECK(kept < 140);
   // Said when a pruned commit is sent, not again for each unchanged commit skipped (the exit
-  // commit, the close, the revocation: three times on 50949df). At most one commit per
+  // commit, the close, the revocation: otherwise said three times). At most one commit per
   // write (after the first write, and at exit) can be pruned here.
   std::size_t notes = 0;
   for (auto at = r.err.find("resolution state over"); at != std::string::npos; at = r.err.find("resolution state over", at + 1)) {
@@ -800,9 +800,8 @@ TEST_CASE("a custody restatement is committed as causal2 metadata, and refused w
 }
 
 // A lookup that finds nothing to scan because the log start is at or above the baseline
-// said only "the send is at or above the baseline, or not appended yet", although the log
-// start above 0 may have taken the send with it (helper-26: DeleteRecords below it). It now
-// names that case too.
+// says more than "the send is at or above the baseline, or not appended yet": the log start
+// above 0 may have taken the send with it (DeleteRecords below it), and that case is named too.
 TEST_CASE("a lookup with nothing left to scan names a log start that may have taken the send") {
   std::string T = t::create_topic("tail-deleted-send", 2);
   produce(T + "/1", with_clock("s1", "origin=s:1") + with_clock("s2", "origin=s:2"), "--no-stamp");
@@ -816,9 +815,9 @@ TEST_CASE("a lookup with nothing left to scan names a log start that may have ta
 }
 
 // A reader without a group reads the partitions its topics had when it started; a claim on a
-// partition added later is outside its scope and ignored (rule 7). On d251731 that was silent:
-// effects on the old partitions were printed before their cause on the new one, which tail
-// never read (helper-26). Now it is said once per partition. (A partition the topic never had
+// partition added later is outside its scope and ignored (rule 7). That is said, once per
+// partition: otherwise effects on the old partitions are printed, in silence, before their
+// cause on the new one, which tail never reads. (A partition the topic never had
 // stands in for one added while tail runs: the same check, without a race in the test.)
 TEST_CASE("a claim on a partition a topic did not have when tail started is said, once") {
   std::string T = t::create_topic("tail-grown", 2);
@@ -841,10 +840,10 @@ TEST_CASE("a claim on a partition a topic did not have when tail started is said
 }
 
 // A commit past the log end belongs to a log that is gone (a topic deleted and re-created,
-// a truncated log). On d251731 a member started there; librdkafka reset the fetch to the
-// log start and the replay guard dropped every record below the commit, exit 0, and the
-// group's later records were dropped the same way (helper-26). Now the commit is treated as
-// one below the log start: the start rules, with a note; explain replays the same way.
+// a truncated log). A member starting there would have librdkafka reset the fetch to the
+// log start and the replay guard drop every record below the commit, exit 0, and the
+// group's later records dropped the same way. So the commit is treated as one below the
+// log start: the start rules, with a note; explain replays the same way.
 TEST_CASE("a commit past the log end starts at the log start, nothing dropped, and explain replays the same") {
   std::string T = t::create_topic("tail-past-end", 1);
   std::string G = t::unique_name("past-end");
@@ -879,8 +878,7 @@ TEST_CASE("a commit past the log end starts at the log start, nothing dropped, a
   auto more = records(lines(again.out));
   REQUIRE(more.size() == 1);
   CHECK(more[0]["value"] == "d");
-  // Kafka's own tool rewinds the group without the resolution state: said (helper-26; the
-  // docs said so, the code was silent).
+  // Kafka's own tool rewinds the group without the resolution state: said, as the docs say.
   t::commit_offsets(G, T, {{0, 3}});
   Run rewound = run_causal("tail " + brokers() + " --group " + G + " --commit -e --format jsonl " + T);
   INFO(rewound.out << rewound.err);
@@ -890,8 +888,8 @@ TEST_CASE("a commit past the log end starts at the log start, nothing dropped, a
         std::string::npos);
 }
 
-// A user audit (helper-31): reading a group's commit without joining, a commit below the log
-// start (DeleteRecords passed it) started at the log start in silence; --commit said it.
+// Reading a group's commit without joining, a commit below the log start (DeleteRecords
+// passed it) starts at the log start and says so, as --commit does.
 TEST_CASE("from committed: a commit below the log start is said, and the read starts at the log start") {
   std::string T = t::create_topic("tail-below-start", 1);
   std::string G = t::unique_name("below-start");
@@ -910,9 +908,9 @@ TEST_CASE("from committed: a commit below the log start is said, and the read st
 
 TEST_CASE("tail from committed offsets restores the resolution state the group committed as its next run does") {
   // docs/runbook.md step 3 watches a group drain with `tail --group G --from committed -e
-  // --no-lookup`. On 48a93e5 it started without the group's saved resolution state: a claim
-  // on a send the group had delivered before its commit was held (exit 4) although the
-  // group itself, and explain, delivered it.
+  // --no-lookup`. It starts with the group's saved resolution state: without it, a claim
+  // on a send the group had delivered before its commit would be held (exit 4) although the
+  // group itself, and explain, deliver it.
   std::string T = t::create_topic("tail-committed-state", 2);
   std::string G = t::unique_name("committed-state");
   produce(T + "/0", with_clock("s1", "origin=s:1"), "--no-stamp");
@@ -938,9 +936,9 @@ TEST_CASE("tail from committed offsets restores the resolution state the group c
 
 // A member whose group's committed offsets cannot be read (a commit pending in an open
 // transaction: the coordinator answers UNSTABLE_OFFSET_COMMIT until it ends) has read nothing;
-// on 5ee2a8a `--commit -e` counted it caught up and exited 0 having delivered none of the
-// partition's records, and the error said only "Local: Timed out" (helper-34). It now waits,
-// says the pending commit may be the cause, and reads once the transaction ends.
+// `--commit -e` does not count it caught up (it would exit 0 having delivered none of the
+// partition's records, the error saying only "Local: Timed out"): it waits, says the
+// pending commit may be the cause, and reads once the transaction ends.
 TEST_CASE("a member whose group's commit is pending in an open transaction waits with -e, says why, then reads") {
   std::string T = t::create_topic("tail-pending-commit", 1);
   std::string group = t::unique_name("pending-member");
@@ -1001,9 +999,9 @@ TEST_CASE("a member whose group's commit is pending in an open transaction waits
   CHECK(t::committed_offsets(group, T, {0}).at(0) == 5);  // past r0..r2, the aborted record and its marker
 }
 
-// SIGINT or SIGTERM to a transactional produce killed it with its transaction open (helper-34
-// on 5ee2a8a): the partition's LSO stayed pinned, every read_committed reader behind it, until
-// Kafka's transaction timeout. produce now aborts it, says so, and exits 130.
+// SIGINT or SIGTERM killing a transactional produce would leave its transaction open: the
+// partition's LSO pinned, every read_committed reader behind it, until Kafka's transaction
+// timeout. So produce aborts it, says so, and exits 130.
 TEST_CASE("produce interrupted in a transaction aborts it and exits 130, the LSO moving on at once") {
   for (int sig : {SIGINT, SIGTERM}) {
     std::string T = t::create_topic("produce-interrupted", 1);
@@ -1050,8 +1048,8 @@ TEST_CASE("produce interrupted in a transaction aborts it and exits 130, the LSO
 }
 
 // A diagnostic that cannot be written (standard error closed, or full) changes neither what
-// tail does nor its exit status, as kcat: on 5ee2a8a the summary line threw, and tail exited
-// 1 with "internal error" after printing every record, hiding exit 4 (helper-33).
+// tail does nor its exit status, as kcat: the summary line must not throw, or tail exits
+// 1 with "internal error" after printing every record, hiding exit 4.
 TEST_CASE("standard error closed or full changes neither the output nor the exit status") {
   std::string T = t::create_topic("tail-stderr-gone", 2);
   produce(T + "/0", "{\"value\":\"free\"}\n");
