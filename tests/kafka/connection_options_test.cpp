@@ -65,9 +65,9 @@ TEST_CASE("the -X option: a property without '=' or without a key is refused, qu
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
   opts.properties = {"client.id"};
-  CHECK(usage_error_of(opts) == "-X: expected key=value, got 'client.id'");
+  CHECK(usage_error_of(opts) == "`properties`: expected key=value, got 'client.id'");
   opts.properties = {"=causal"};
-  CHECK(usage_error_of(opts) == "-X: expected key=value, got '=causal'");
+  CHECK(usage_error_of(opts) == "`properties`: expected key=value, got '=causal'");
 }
 
 TEST_CASE("the -X option: text naming a secret property without '=' is refused without being shown") {
@@ -76,7 +76,7 @@ TEST_CASE("the -X option: text naming a secret property without '=' is refused w
   opts.brokers = "127.0.0.1:1";
   opts.properties = {"sasl.password:hunter2"};
   const auto message = usage_error_of(opts);
-  CHECK(message == "-X: expected key=value, got text naming a secret property (not shown)");
+  CHECK(message == "`properties`: expected key=value, got text naming a secret property (not shown)");
   CHECK(message.find("hunter2") == std::string::npos);
 }
 
@@ -86,7 +86,7 @@ TEST_CASE("the -X option: an unknown property is named, its value never shown (i
   opts.brokers = "127.0.0.1:1";
   opts.properties = {"sasl.pasword=hunter2"};
   const auto message = usage_error_of(opts);
-  CHECK(message.starts_with("-X: cannot set property sasl.pasword (value not shown): "));
+  CHECK(message.starts_with("`properties`: cannot set property sasl.pasword (value not shown): "));
   CHECK(message.find("hunter2") == std::string::npos);
 }
 
@@ -96,11 +96,11 @@ TEST_CASE("the -X option: a property causal owns is refused, naming the property
   opts.brokers = "127.0.0.1:1";
   opts.properties = {"client.id=mine", "enable.auto.commit=true"};
   CHECK(usage_error_of(opts) ==
-        "-X: cannot set property enable.auto.commit=true: a member commits itself, and only what it delivered "
-        "(tail --commit); librdkafka's automatic commits would pass records still held");
+        "`properties`: cannot set property enable.auto.commit=true: a member commits itself, and only what it "
+        "delivered (`ConsumerHost::commit`); librdkafka's automatic commits would pass records still held");
   // A value that is not a plain name is quoted, as all input is in an error.
   opts.properties = {"isolation.level=read uncommitted"};
-  CHECK(usage_error_of(opts).starts_with("-X: cannot set property isolation.level='read uncommitted': "));
+  CHECK(usage_error_of(opts).starts_with("`properties`: cannot set property isolation.level='read uncommitted': "));
 }
 
 TEST_CASE("the -X option: causal's own value of an owned property is accepted over a handle's default") {
@@ -125,7 +125,7 @@ TEST_CASE("the -F option: lines are trimmed, comments and blank lines skipped, a
   const auto bad = env.write("bad.props", "bootstrap.servers=127.0.0.1:5\nsasl.password hunter2\n");
   opts.property_files = {bad};
   const auto message = usage_error_of(opts);
-  CHECK(message == "-F " + bad + ":2: expected key=value");
+  CHECK(message == "`property_files` " + bad + ":2: expected key=value");
   CHECK(message.find("hunter2") == std::string::npos);
 }
 
@@ -135,9 +135,11 @@ TEST_CASE("the -F option: a file that cannot be read, or a directory, is named w
   opts.brokers = "127.0.0.1:1";
   const auto missing = (env.dir / "missing.props").string();
   opts.property_files = {missing};
-  CHECK(usage_error_of(opts) == "-F '" + missing + "': cannot read the property file: No such file or directory");
+  CHECK(usage_error_of(opts) ==
+        "`property_files` '" + missing + "': cannot read the property file: No such file or directory");
   opts.property_files = {env.dir.string()};
-  CHECK(usage_error_of(opts) == "-F '" + env.dir.string() + "': cannot read the property file: it is a directory");
+  CHECK(usage_error_of(opts) ==
+        "`property_files` '" + env.dir.string() + "': cannot read the property file: it is a directory");
 }
 
 TEST_CASE("the -F option: a property causal owns is refused, naming the file and line") {
@@ -146,7 +148,7 @@ TEST_CASE("the -F option: a property causal owns is refused, naming the file and
   ConnectionOptions opts;
   opts.brokers = "127.0.0.1:1";
   opts.property_files = {file};
-  CHECK(usage_error_of(opts).starts_with("-F " + file + ":2: cannot set property group.id=mine: "));
+  CHECK(usage_error_of(opts).starts_with("`property_files` " + file + ":2: cannot set property group.id=mine: "));
 }
 
 TEST_CASE("brokers: -b over -X over -F over $CAUSAL_BROKERS, and the environment over the file's global lines") {
@@ -181,8 +183,8 @@ TEST_CASE("brokers: none from any source, or only separators, is a usage error")
   Env env;
   ConnectionOptions opts;
   CHECK(usage_error_of(opts) ==
-        "no Kafka brokers given: use -b HOST:PORT, set $CAUSAL_BROKERS, set bootstrap.servers with -X or -F, or use "
-        "--cluster NAME with a section of the configuration file");
+        "no Kafka brokers given: use `brokers` HOST:PORT, set $CAUSAL_BROKERS, set bootstrap.servers with "
+        "`properties` or `property_files`, or use `cluster` NAME with a section of the configuration file");
   opts.brokers = " , ";  // librdkafka keeps ", " of it
   CHECK(usage_error_of(opts) == "the brokers ', ' name no address: give HOST:PORT[,HOST:PORT...]");
 }
@@ -193,12 +195,12 @@ TEST_CASE("the --cluster option: no configuration file, or no such section, is a
   opts.brokers = "127.0.0.1:1";
   opts.cluster = "prod";
   const auto path = (env.dir / ".config/causal/causal.conf").string();
-  CHECK(usage_error_of(opts) == "--cluster prod: there is no configuration file (" + path +
+  CHECK(usage_error_of(opts) == "`cluster` prod: there is no configuration file (" + path +
                                     " does not exist; create it, or name one with $CAUSAL_CONFIG)");
   env.write(".config/causal/causal.conf", "[staging]\na.b=c\n[dev]\n");
-  CHECK(usage_error_of(opts) == "--cluster prod: " + path + " has no section [prod] (it has: staging, dev)");
+  CHECK(usage_error_of(opts) == "`cluster` prod: " + path + " has no section [prod] (it has: staging, dev)");
   env.write(".config/causal/causal.conf", "client.id=x\n");
-  CHECK(usage_error_of(opts) == "--cluster prod: " + path + " has no section [prod] (it has: no sections)");
+  CHECK(usage_error_of(opts) == "`cluster` prod: " + path + " has no section [prod] (it has: no sections)");
 }
 
 TEST_CASE("the configuration file: a property causal owns is refused, naming the file and line") {
