@@ -7,53 +7,13 @@
 
 #include "option_words.hpp"
 #include "remedy_command.hpp"
+#include "snapshot_builders.hpp"
 
 using namespace causal;
 using namespace causal::cli;
+using namespace causal::test;
 
 namespace {
-
-ClaimView offset_claim(std::string topic, int p, Offset o, bool consumed = true) {
-  ClaimView c;
-  c.kind = "offset";
-  c.topic = std::move(topic);
-  c.partition = p;
-  c.offset = o;
-  c.consumed = consumed;
-  return c;
-}
-
-ClaimView seq_claim(std::string topic, int p, std::string sender, SeqNo q) {
-  ClaimView c;
-  c.kind = "seq";
-  c.topic = std::move(topic);
-  c.partition = p;
-  c.sender = std::move(sender);
-  c.seq = q;
-  return c;
-}
-
-ChannelSnapshot channel(std::string topic, int p, Offset baseline, Offset frontier) {
-  ChannelSnapshot c;
-  c.topic = std::move(topic);
-  c.partition = p;
-  c.baseline = baseline;
-  c.frontier = frontier;
-  return c;
-}
-
-HeldView held(Offset o, std::vector<ClaimView> unsatisfied, std::int64_t at = 0) {
-  HeldView h;
-  h.offset = o;
-  h.received_at = at;
-  h.unsatisfied = std::move(unsatisfied);
-  return h;
-}
-
-void hold(ChannelSnapshot& c, HeldView h) {
-  c.held.push_back(std::move(h));
-  c.queue_length = c.held.size();
-}
 
 ChannelFacts facts(std::string topic, int p, Offset lso, Offset log_end) {
   ChannelFacts f;
