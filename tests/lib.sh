@@ -16,6 +16,8 @@
 #   summary [PREFIX]
 #              the line "PREFIX<passes> passed, <fails> failed"; its status says whether
 #              nothing failed, so a test ends with it
+#   exited PID
+#              true once PID has ended (a condition for wait_for)
 #   wait_exit SECONDS PID WHAT [LOG]
 #              waits for PID (a child) to exit, at most SECONDS; its status in $rc. Still
 #              running then: a failure naming WHAT, with LOG's last lines, the process killed
@@ -98,10 +100,11 @@ summary() {
   ((fails == 0))
 }
 
+exited() { ! kill -0 "$1" 2>/dev/null; }
+
 wait_exit() {
-  local until=$((SECONDS + $1)) pid=$2 what=$3 log=${4:-}
-  while ((SECONDS < until)) && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
+  local pid=$2 what=$3 log=${4:-}
+  if ! WAIT_FOR_POLL=0.1 wait_for "$1" exited "$pid"; then
     bad "$what: still running after $1 s${log:+; its last lines: $(tail -n 5 "$log" | tr '\n' '|')}"
     kill -9 "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
