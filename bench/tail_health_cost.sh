@@ -6,7 +6,9 @@
 #
 # Environment: CAUSAL_BIN (default build/apps/causal), RECORDS (1000000), PARTITIONS (4),
 # ROUNDS (5), SCRAPE_INTERVAL (seconds between scrapes, 1), TOPIC (reuse an already filled
-# topic instead of filling a new one).
+# topic instead of filling a new one), BASE_BIN (a causal built without health, e.g. of the
+# commit before it: timed too, in the same alternation, for what publishing the snapshot
+# once per poll costs, which both runs above pay).
 #
 # Fills a fresh topic with RECORDS stamped records of 100-byte values through `causal
 # produce` (as bench/tail_vs_kcat.sh does), reads it once to warm the page cache, then times,
@@ -14,8 +16,9 @@
 #   causal tail --exit-at-end --format jsonl -q TOPIC > /dev/null
 #   causal tail --exit-at-end --format jsonl -q --metrics-listen 127.0.0.1:0 TOPIC > /dev/null
 #     with curl scraping its /metrics every SCRAPE_INTERVAL seconds while it runs
+#   BASE_BIN tail --exit-at-end --format jsonl -q TOPIC > /dev/null      (when BASE_BIN is set)
 # and prints records/s of each round, the best and the median of each, and the ratios
-# (with/without). The target: health costs at most 2 % of records/s (ratio >= 0.98).
+# (with/without, and each against BASE_BIN). The target: health costs at most 2 % of records/s (ratio >= 0.98).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${CAUSAL_BIN:-$root/build/apps/causal}"
@@ -77,17 +80,23 @@ else
     "$bin" produce --input text "$topic" 2>"$work/produce.err" || { cat "$work/produce.err" >&2; exit 1; }
 fi
 
-plain() {  # prints seconds
-  local s e
+base_bin="${BASE_BIN:-}"
+# Each run's CPU time (user + system, GNU time) is added to $work/cpu.KIND: on a machine
+# shared with other work the wall time varies more between rounds than the cost measured,
+# and the CPU a run takes varies less.
+cpu() { local kind=$1; shift; /usr/bin/time -f '%U %S' -a -o "$work/cpu.$kind" "$@"; }
+plain() {  # prints seconds; $1: the binary (default $bin)
+  local s e b="${1:-$bin}" kind=plain
+  [[ -n ${1:-} ]] && kind=base
   s=$(date +%s.%N)
-  "$bin" tail --exit-at-end --format jsonl -q "$topic" >/dev/null 2>"$work/last.err" || { cat "$work/last.err" >&2; return 1; }
+  cpu "$kind" "$b" tail --exit-at-end --format jsonl -q "$topic" >/dev/null 2>"$work/last.err" || { cat "$work/last.err" >&2; return 1; }
   e=$(date +%s.%N)
   echo "$e - $s" | bc
 }
 served() {  # prints seconds; a scraper asks /metrics every $interval s while tail runs
   local s e pid url="" rc=0
   s=$(date +%s.%N)
-  "$bin" tail --exit-at-end --format jsonl -q --metrics-listen 127.0.0.1:0 "$topic" >/dev/null 2>"$work/last.err" &
+  cpu served "$bin" tail --exit-at-end --format jsonl -q --metrics-listen 127.0.0.1:0 "$topic" >/dev/null 2>"$work/last.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null && [[ -z $url ]]; do
     url=$(sed -n 's|^causal: serving metrics on \(http://[^ ]*\)$|\1|p' "$work/last.err")
@@ -104,18 +113,26 @@ served() {  # prints seconds; a scraper asks /metrics every $interval s while ta
   [[ -n $url ]] || { echo "tail_health_cost: tail never said where it serves" >&2; return 1; }
   echo "$e - $s" | bc
 }
+[[ -x /usr/bin/time ]] || { echo "tail_health_cost: GNU time not found (/usr/bin/time)" >&2; exit 1; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 plain >/dev/null  # warm-up: the log into the page cache
+rm -f "$work"/cpu.*
 : >"$work/scrapes"
-: >"$work/plain" ; : >"$work/served"
+: >"$work/plain" ; : >"$work/served" ; : >"$work/base"
 for ((r = 1; r <= rounds; r++)); do
   tp=$(plain)
   ts=$(served)
   echo "$tp" >>"$work/plain"
   echo "$ts" >>"$work/served"
-  printf 'round %d: without %.2f s (%d records/s), with --metrics-listen %.2f s (%d records/s)\n' "$r" \
+  printf 'round %d: without %.2f s (%d records/s), with --metrics-listen %.2f s (%d records/s)' "$r" \
     "$tp" "$(echo "$records / $tp" | bc)" "$ts" "$(echo "$records / $ts" | bc)"
+  if [[ -n $base_bin ]]; then
+    tb=$(plain "$base_bin")
+    echo "$tb" >>"$work/base"
+    printf ', BASE_BIN %.2f s (%d records/s)' "$tb" "$(echo "$records / $tb" | bc)"
+  fi
+  echo
 done
 n=$("$bin" tail --exit-at-end --format jsonl -q "$topic" | wc -l)
 [[ "$n" -eq "$records" ]] || { echo "tail_health_cost: causal tail printed $n records, expected $records" >&2; exit 1; }
@@ -128,3 +145,23 @@ printf 'without --metrics-listen: best %d records/s, median %d records/s\n' "$(e
 printf 'with --metrics-listen:    best %d records/s, median %d records/s (%d scrapes answered)\n' \
   "$(echo "$records / $bs" | bc)" "$(echo "$records / $ms" | bc)" "$(wc -l <"$work/scrapes")"
 printf 'ratio with/without: best %.3f, median %.3f\n' "$(echo "scale=4; $bp / $bs" | bc)" "$(echo "scale=4; $mp / $ms" | bc)"
+if [[ -n $base_bin ]]; then
+  bb=$(sort -g "$work/base" | head -1)
+  mb=$(median <"$work/base")
+  printf 'BASE_BIN:                 best %d records/s, median %d records/s\n' "$(echo "$records / $bb" | bc)" \
+    "$(echo "$records / $mb" | bc)"
+  printf 'ratio without/BASE_BIN: best %.3f, median %.3f; with/BASE_BIN: best %.3f, median %.3f\n' \
+    "$(echo "scale=4; $bb / $bp" | bc)" "$(echo "scale=4; $mb / $mp" | bc)" \
+    "$(echo "scale=4; $bb / $bs" | bc)" "$(echo "scale=4; $mb / $ms" | bc)"
+fi
+# CPU seconds per run (user + system), median over the rounds, and the ratio.
+cpu_median() { awk '{ print $1 + $2 }' "$work/cpu.$1" | median; }
+cp=$(cpu_median plain)
+cs=$(cpu_median served)
+printf 'CPU per run (median): without %.2f s, with --metrics-listen %.2f s; ratio with/without %.3f\n' "$cp" "$cs" \
+  "$(echo "scale=4; $cs / $cp" | bc)"
+if [[ -n $base_bin ]]; then
+  cb=$(cpu_median base)
+  printf 'CPU per run (median): BASE_BIN %.2f s; ratio without/BASE_BIN %.3f, with/BASE_BIN %.3f\n' "$cb" \
+    "$(echo "scale=4; $cp / $cb" | bc)" "$(echo "scale=4; $cs / $cb" | bc)"
+fi
