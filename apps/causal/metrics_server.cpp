@@ -20,9 +20,10 @@ namespace causal::cli {
 namespace {
 
 Error malformed(std::string_view text, std::string_view why) {
-  return usage_error(fmt::format("`metrics_listen` {}: {} (give ADDR:PORT: 127.0.0.1:9464, [::1]:9464, :9464)",
-                                 quoted_excerpt(text), why),
-                     "metrics_listen");
+  return usage_error(
+      fmt::format("`metrics_listen` {}: {} (give ADDR:PORT: 127.0.0.1:9464, [::1]:9464, :9464)",
+                  quoted_excerpt(text), why),
+      "metrics_listen");
 }
 
 }  // namespace
@@ -33,7 +34,8 @@ std::expected<ListenAddress, Error> parse_listen_address(std::string_view text) 
   std::string_view host = text.substr(0, colon);
   const std::string_view port = text.substr(colon + 1);
   if (host.starts_with('[')) {
-    if (!host.ends_with(']') || host.size() < 3) return std::unexpected(malformed(text, "an unclosed [IPv6 address]"));
+    if (!host.ends_with(']') || host.size() < 3)
+      return std::unexpected(malformed(text, "an unclosed [IPv6 address]"));
     host = host.substr(1, host.size() - 2);
   } else if (host.find(':') != std::string_view::npos) {
     return std::unexpected(malformed(text, "an IPv6 address goes in brackets, [::1]:PORT"));
@@ -49,7 +51,8 @@ MetricsServer::MetricsServer() : server_(std::make_unique<httplib::Server>()) {}
 
 MetricsServer::~MetricsServer() { stop(); }
 
-std::expected<int, Error> MetricsServer::start(std::string_view addr_port, std::function<std::string()> render) {
+std::expected<int, Error> MetricsServer::start(std::string_view addr_port,
+                                               std::function<std::string()> render) {
   auto address = parse_listen_address(addr_port);
   if (!address) return std::unexpected(address.error());
   // SO_REUSEADDR (a restart binds while the old socket is in TIME_WAIT), never SO_REUSEPORT
@@ -91,9 +94,11 @@ std::expected<int, Error> MetricsServer::start(std::string_view addr_port, std::
                             : error != 0        ? std::string(std::strerror(error))
                                                 : "not an address of this machine";
     return std::unexpected(runtime_error(
-        fmt::format("`metrics_listen` {}: cannot listen there: {}", quoted_excerpt(addr_port), why), "metrics_listen"));
+        fmt::format("`metrics_listen` {}: cannot listen there: {}", quoted_excerpt(addr_port), why),
+        "metrics_listen"));
   }
-  authority_ = bound.find(':') != std::string::npos ? fmt::format("[{}]:{}", bound, port) : fmt::format("{}:{}", bound, port);
+  authority_ = bound.find(':') != std::string::npos ? fmt::format("[{}]:{}", bound, port)
+                                                    : fmt::format("{}:{}", bound, port);
   thread_ = std::thread([server = server_.get()] { server->listen_after_bind(); });
   return port;
 }

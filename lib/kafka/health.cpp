@@ -77,7 +77,8 @@ ConsumerHealth ConsumerHost::health() const {
   }
   const auto now = std::chrono::steady_clock::now();
   for (auto& p : h.partitions) {
-    if (p.head_received) p.head_age = std::max(now - *p.head_received, std::chrono::steady_clock::duration::zero());
+    if (p.head_received)
+      p.head_age = std::max(now - *p.head_received, std::chrono::steady_clock::duration::zero());
   }
   return h;
 }
@@ -95,7 +96,8 @@ void write_metrics(MetricsText& out, const ConsumerHealth& health) {
       out.sample({{"group", group}, {"topic", p.topic}, {"partition", partition_text[i]}}, value(p));
     }
   };
-  each("causal_delivered_records_total", MetricType::counter, "Records the gate delivered from the partition.",
+  each("causal_delivered_records_total", MetricType::counter,
+       "Records the gate delivered from the partition.",
        [](const PartitionHealth& p) { return p.delivered; });
   each("causal_frontier_offset", MetricType::gauge,
        "The next offset of the partition to deliver (the gate's frontier + 1, what a member commits).",
@@ -130,17 +132,21 @@ void write_metrics(MetricsText& out, const ConsumerHealth& health) {
   }
   each("causal_lookups_total", MetricType::counter, "Lookups asked of the partition (the claimed one).",
        [](const PartitionHealth& p) { return p.lookups; });
-  each("causal_lookups_pending", MetricType::gauge, "Lookups of the partition the gate wants and has no answer to.",
+  each("causal_lookups_pending", MetricType::gauge,
+       "Lookups of the partition the gate wants and has no answer to.",
        [](const PartitionHealth& p) { return p.lookups_pending; });
-  each("causal_failed_closed", MetricType::gauge, "1 when an undecodable causal.clock header stopped the partition.",
+  each("causal_failed_closed", MetricType::gauge,
+       "1 when an undecodable causal.clock header stopped the partition.",
        [](const PartitionHealth& p) { return std::int64_t{p.failed_closed}; });
   each("causal_hold_budget_paused", MetricType::gauge, "1 while the hold budget pauses the partition.",
        [](const PartitionHealth& p) { return std::int64_t{p.hold_budget_paused}; });
   if (health.member) {
     const MemberHealth& m = *health.member;
-    out.family("causal_member_generation", MetricType::gauge, "Assignments the member received (its generation).");
+    out.family("causal_member_generation", MetricType::gauge,
+               "Assignments the member received (its generation).");
     out.sample({{"group", m.group}}, std::int64_t{m.generation});
-    out.family("causal_rebalances_total", MetricType::counter, "Rebalances (assignments and revocations) handled.");
+    out.family("causal_rebalances_total", MetricType::counter,
+               "Rebalances (assignments and revocations) handled.");
     out.sample({{"group", m.group}}, m.rebalances);
     out.family("causal_assignments_lost_total", MetricType::counter,
                "Assignments lost: the session expired or the generation was fenced.");
@@ -151,7 +157,8 @@ void write_metrics(MetricsText& out, const ConsumerHealth& health) {
 void write_metrics(MetricsText& out, const RelayHealth& health) {
   write_metrics(out, health.input);
   const std::string_view group = health.input.group;
-  out.family("causal_relay_transactions_committed_total", MetricType::counter, "Transactions the relay committed.");
+  out.family("causal_relay_transactions_committed_total", MetricType::counter,
+             "Transactions the relay committed.");
   out.sample({{"group", group}}, health.transactions_committed);
   out.family("causal_relay_transactions_aborted_total", MetricType::counter,
              "Transactions the relay aborted (each followed by a rewind).");

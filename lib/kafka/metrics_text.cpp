@@ -13,7 +13,9 @@ namespace {
 
 bool valid_name(std::string_view name, bool colon) {
   if (name.empty()) return false;
-  auto first = [&](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (colon && c == ':'); };
+  auto first = [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (colon && c == ':');
+  };
   auto rest = [&](char c) { return first(c) || (c >= '0' && c <= '9'); };
   return first(name.front()) && std::all_of(name.begin() + 1, name.end(), rest);
 }
@@ -37,7 +39,8 @@ std::string format_metric_value(double value) {
 }
 
 void MetricsText::family(std::string_view name, MetricType type, std::string_view help) {
-  if (!valid_name(name, true)) throw std::invalid_argument("MetricsText: invalid metric name " + std::string(name));
+  if (!valid_name(name, true))
+    throw std::invalid_argument("MetricsText: invalid metric name " + std::string(name));
   if (type == MetricType::counter && !name.ends_with("_total"))
     throw std::invalid_argument("MetricsText: a counter's name must end in _total: " + std::string(name));
   if (std::find(families_.begin(), families_.end(), name) != families_.end())
@@ -48,9 +51,12 @@ void MetricsText::family(std::string_view name, MetricType type, std::string_vie
   text_ += name;
   text_ += ' ';
   for (char c : help) {
-    if (c == '\\') text_ += "\\\\";
-    else if (c == '\n') text_ += "\\n";
-    else text_ += c;
+    if (c == '\\')
+      text_ += "\\\\";
+    else if (c == '\n')
+      text_ += "\\n";
+    else
+      text_ += c;
   }
   text_ += "\n# TYPE ";
   text_ += name;
@@ -71,16 +77,21 @@ void MetricsText::begin_sample(Labels labels) {
     if (!valid_name(name, false) || name.starts_with("__"))
       throw std::invalid_argument("MetricsText: invalid label name " + std::string(name));
     for (auto before = labels.begin(); before != it; ++before)
-      if (before->first == name) throw std::invalid_argument("MetricsText: label given twice: " + std::string(name));
+      if (before->first == name)
+        throw std::invalid_argument("MetricsText: label given twice: " + std::string(name));
     if (!first) text_ += ',';
     first = false;
     text_ += name;
     text_ += "=\"";
     for (char c : value) {
-      if (c == '\\') text_ += "\\\\";
-      else if (c == '"') text_ += "\\\"";
-      else if (c == '\n') text_ += "\\n";
-      else text_ += c;
+      if (c == '\\')
+        text_ += "\\\\";
+      else if (c == '"')
+        text_ += "\\\"";
+      else if (c == '\n')
+        text_ += "\\n";
+      else
+        text_ += c;
     }
     text_ += '"';
   }

@@ -77,18 +77,19 @@ TEST_CASE("health: a consumer's snapshot renders every family once, a held head'
   CHECK(has_line(t, R"(causal_rebalances_total{group="g"} 5)"));
   CHECK(has_line(t, R"(causal_assignments_lost_total{group="g"} 1)"));
   CHECK(t.find("causal_relay_") == std::string::npos);
-  for (auto family : {"causal_delivered_records_total", "causal_frontier_offset", "causal_held_records",
-                      "causal_held_bytes", "causal_held_head_age_seconds", "causal_held_head_waiting",
-                      "causal_lookups_total", "causal_lookups_pending", "causal_failed_closed",
-                      "causal_hold_budget_paused", "causal_member_generation", "causal_rebalances_total",
-                      "causal_assignments_lost_total"}) {
+  for (auto family :
+       {"causal_delivered_records_total", "causal_frontier_offset", "causal_held_records",
+        "causal_held_bytes", "causal_held_head_age_seconds", "causal_held_head_waiting",
+        "causal_lookups_total", "causal_lookups_pending", "causal_failed_closed", "causal_hold_budget_paused",
+        "causal_member_generation", "causal_rebalances_total", "causal_assignments_lost_total"}) {
     const std::string help = std::string("# HELP ") + family + " ";
     CHECK(t.find(help) != std::string::npos);
     CHECK(t.find(help) == t.rfind(help));
   }
 }
 
-TEST_CASE("health: a reader outside a group has group=\"\" and no member families; a relay adds its counters") {
+TEST_CASE(
+    "health: a reader outside a group has group=\"\" and no member families; a relay adds its counters") {
   RelayHealth r;
   PartitionHealth p;
   p.topic = "in";
@@ -103,8 +104,9 @@ TEST_CASE("health: a reader outside a group has group=\"\" and no member familie
   INFO(t);
   CHECK(has_line(t, R"(causal_delivered_records_total{group="",topic="in",partition="2"} 0)"));
   CHECK(t.find("causal_member_generation") == std::string::npos);
-  CHECK(has_line(t, "# HELP causal_held_head_waiting 1 for the claim a held head waits on: a channel's offset "
-                    "(on=channel) or a sender's send (on=sequence)."));
+  CHECK(has_line(t,
+                 "# HELP causal_held_head_waiting 1 for the claim a held head waits on: a channel's offset "
+                 "(on=channel) or a sender's send (on=sequence)."));
   CHECK(t.find("causal_held_head_waiting{") == std::string::npos);
   CHECK(has_line(t, R"(causal_relay_transactions_committed_total{group=""} 12)"));
   CHECK(has_line(t, R"(causal_relay_transactions_aborted_total{group=""} 2)"));
@@ -134,7 +136,8 @@ TEST_CASE("health: another thread reads health() while the owner polls; the snap
     held.topic = "health";
     held.partition = 0;
     held.value = "held";
-    held.headers.push_back({kClockHeader, std::string_view(reinterpret_cast<const char*>(header.data()), header.size())});
+    held.headers.push_back(
+        {kClockHeader, std::string_view(reinterpret_cast<const char*>(header.data()), header.size())});
     REQUIRE((*producer)->send(held));
     for (int i = 0; i < 3; ++i) {
       OutRecord plain;

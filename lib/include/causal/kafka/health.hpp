@@ -57,11 +57,11 @@ struct PartitionHealth {
   std::optional<std::chrono::steady_clock::time_point> head_received;
   std::chrono::duration<double> head_age{0};  // 0 when nothing is held
   std::optional<HeadWait> head_waits;         // set when a head is held
-  std::uint64_t lookups = 0;          // lookups asked of this partition (the claimed one)
-  std::uint64_t lookups_pending = 0;  // lookups of it the gate wants and has no answer to
-  bool failed_closed = false;         // an undecodable header stopped it (fail closed)
-  bool hold_budget_paused = false;    // paused by the hold budget
-  std::uint64_t delivered = 0;        // records the gate delivered from it (a counter)
+  std::uint64_t lookups = 0;                  // lookups asked of this partition (the claimed one)
+  std::uint64_t lookups_pending = 0;          // lookups of it the gate wants and has no answer to
+  bool failed_closed = false;                 // an undecodable header stopped it (fail closed)
+  bool hold_budget_paused = false;            // paused by the hold budget
+  std::uint64_t delivered = 0;                // records the gate delivered from it (a counter)
 };
 
 struct MemberHealth {

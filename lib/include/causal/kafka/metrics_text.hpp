@@ -54,8 +54,8 @@ class MetricsText {
   void begin_sample(Labels labels);
 
   std::string text_;
-  std::string current_;               // the family samples go to
-  std::vector<std::string> families_; // given so far
+  std::string current_;                // the family samples go to
+  std::vector<std::string> families_;  // given so far
 };
 
 // Value text as the format writes it (exposed for tests and for other writers).
