@@ -101,10 +101,10 @@ _causal() {
         -F) _causal_files; return ;;
         --group-protocol) _causal_words 'classic consumer'; return ;;
         --format) _causal_words 'text jsonl json'; return ;;
-        -b|--brokers|-X|--cluster|--from|-g|--group|-c|--count|--max-transaction-ms|--timeout-ms|--max-held-bytes) return ;;
+        -b|--brokers|-X|--cluster|--from|-g|--group|-c|--count|--max-transaction-ms|--timeout-ms|--max-held-bytes|--metrics-listen) return ;;
       esac
       [[ $eq ]] && return
-      [[ $cur == -* ]] && _causal_options -X -F --from -- '-h --help' '-b --brokers' '--cluster' '-g --group' '--commit' '--group-protocol' '-e --exit-at-end' '-c --count' '--show-held' '--format' '--no-lookup' '--max-transaction-ms' '--timeout-ms' '--max-held-bytes' '-q --quiet' ;;
+      [[ $cur == -* ]] && _causal_options -X -F --from -- '-h --help' '-b --brokers' '--cluster' '-g --group' '--commit' '--group-protocol' '-e --exit-at-end' '-c --count' '--show-held' '--format' '--no-lookup' '--max-transaction-ms' '--timeout-ms' '--max-held-bytes' '-q --quiet' '--metrics-listen' ;;
     decode)
       case $prev in
         --input) _causal_words 'base64 hex raw'; return ;;

@@ -2,6 +2,7 @@
 // Option parsing lives here; the consumer loop is in lib/kafka (ConsumerHost) and the output
 // in record_writer.cpp. man/causal-tail.1 documents options, output fields and exit codes.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 
@@ -10,6 +11,9 @@
 
 #include "causal/eprint.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/health.hpp"
+#include "causal/kafka/metrics_text.hpp"
+#include "metrics_server.hpp"
 #include "option_words.hpp"
 #include "subcommands.hpp"
 #include "record_writer.hpp"
@@ -46,6 +50,7 @@ struct TailOptions {
   int timeout_ms = 10000;  // connect_timeout: metadata and ListOffsets at start
   bool quiet = false;
   std::uint64_t max_held_bytes = kafka::ConsumerOptions{}.max_held_bytes;  // 0: no budget
+  std::string metrics_listen;  // --metrics-listen ADDR:PORT: serve the host's health on /metrics
 };
 
 constexpr const char* kCommitInterrupted =
@@ -114,6 +119,12 @@ void setup_tail(CLI::App& sub, Outcome& result) {
                  "(default 64m)")
       ->transform(byte_size());
   sub.add_flag("-q,--quiet", o->quiet, "No counters line on stderr at exit (what is held is always reported)");
+  sub.add_option("--metrics-listen", o->metrics_listen,
+                 "Serve the consumer's health for Prometheus on http://ADDR:PORT/metrics while tail runs: "
+                 "127.0.0.1:9464, [::1]:9464, :9464 (every address), PORT 0 a free one; the address is "
+                 "said on stderr")
+      ->type_name("ADDR:PORT")
+      ->check(not_empty("address"));
   sub.footer(R"(Examples:
   causal tail -b localhost:9092 orders payments shipments
   causal tail -e --format jsonl orders | jq -c '{offset, value, released_by}'
@@ -122,8 +133,10 @@ void setup_tail(CLI::App& sub, Outcome& result) {
   causal tail --group audit --commit -e orders payments   # join group audit, commit as records are delivered
   causal tail --group audit-848 --commit --group-protocol consumer -e orders   # a KIP-848 member
   causal tail --from orders=-10 --from payments=end orders payments
+  causal tail --metrics-listen 127.0.0.1:9465 orders payments   # health on http://127.0.0.1:9465/metrics
 
-Exit status: 0 ok; 1 Kafka unreachable, unknown topic, other runtime failure; 2 usage;
+Exit status: 0 ok; 1 Kafka unreachable, unknown topic, a --metrics-listen address that
+does not bind (its port in use), other runtime failure; 2 usage;
 3 undecodable causal.clock header (printed: topic/partition@offset); 4 records still held at exit.)");
   sub.callback([o, &result] {
     o->format = o->format_text == "jsonl" ? Format::jsonl : o->format_text == "json" ? Format::json : Format::text;
@@ -247,6 +260,20 @@ Outcome run_tail(const TailOptions& o) {
   co.commit_interval = std::chrono::milliseconds(0);
   co.commit_on_close = false;
   auto next_commit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  // /metrics is bound before anything else, so that an address taken or not of this machine
+  // fails at start-up, before the brokers are asked anything. Until the host is open it
+  // serves an empty exposition; it is stopped before the host is destroyed.
+  MetricsServer metrics;
+  std::atomic<const kafka::ConsumerHost*> health_of = nullptr;
+  if (!o.metrics_listen.empty()) {
+    auto port = metrics.start(o.metrics_listen, [&health_of] {
+      kafka::MetricsText text;
+      if (const kafka::ConsumerHost* h = health_of.load()) kafka::write_metrics(text, h->health());
+      return text.text();
+    });
+    if (!port) return std::unexpected(port.error());
+    eprint("causal: serving metrics on http://{}/metrics\n", metrics.authority());
+  }
   // Opening waits on the brokers (metadata, start positions, a member's first join) without
   // looking at g_stop: a signal then ends tail at once, before anything is read or written.
   exit_on_any_signal(kStartInterrupted);
@@ -254,6 +281,11 @@ Outcome run_tail(const TailOptions& o) {
   exit_on_any_signal(nullptr);
   if (!opened) return std::unexpected(opened.error());
   auto& host = **opened;
+  health_of = &host;
+  struct StopServing {  // the server's thread reads the host: it stops first, on every return
+    MetricsServer& server;
+    ~StopServing() { server.stop(); }
+  } stop_serving{metrics};
   writer.set_gate(&host.gate());
   writer.begin();
 

@@ -6,15 +6,21 @@
 // that also commit the input offsets. -X sets a librdkafka property on both its consumer and
 // its producer (librdkafka ignores, with a warning, one that is the other client's). Runs
 // until SIGINT or SIGTERM (exit 0; 1 on a failure, the last commit's included; 2 on bad
-// arguments).
+// arguments). With RELAY_METRICS_PORT=N it serves its health on http://127.0.0.1:N/metrics
+// for Prometheus (0: a free port, named on stderr).
 #include <algorithm>
 #include <cctype>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
+#include <httplib.h>
+
+#include <causal/kafka/health.hpp>
 #include <causal/kafka/relay.hpp>
 
 namespace {
@@ -76,9 +82,30 @@ int main(int argc, char** argv) {
   Notes notes;
   auto relay = causal::kafka::Relay::open(opts, upper, names, &notes);
   if (!relay) return std::fprintf(stderr, "relay: %s\n", relay.error().message.c_str()), 1;
-  while (!g_stop) {
-    if (auto r = (*relay)->poll(); !r) return std::fprintf(stderr, "relay: %s\n", r.error().message.c_str()), 1;
+  httplib::Server metrics;  // its thread calls health(), which is safe while this one polls
+  metrics.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    causal::kafka::MetricsText text;
+    causal::kafka::write_metrics(text, (*relay)->health());
+    res.set_content(text.text(), std::string(causal::kafka::kMetricsContentType));
+  });
+  std::thread serving;
+  if (const char* env = std::getenv("RELAY_METRICS_PORT")) {
+    int port = std::atoi(env);
+    port = port == 0 ? metrics.bind_to_any_port("127.0.0.1") : metrics.bind_to_port("127.0.0.1", port) ? port : -1;
+    if (port <= 0) return std::fprintf(stderr, "relay: cannot listen on 127.0.0.1:%s\n", env), 1;
+    std::fprintf(stderr, "relay: serving metrics on http://127.0.0.1:%d/metrics\n", port);
+    serving = std::thread([&] { metrics.listen_after_bind(); });
   }
+  int rc = 0;
+  while (!g_stop && rc == 0) {
+    if (auto r = (*relay)->poll(); !r) rc = (std::fprintf(stderr, "relay: %s\n", r.error().message.c_str()), 1);
+  }
+  if (serving.joinable()) {
+    while (!metrics.is_running()) std::this_thread::yield();  // stop() is lost before the loop runs
+    metrics.stop();
+    serving.join();
+  }
+  if (rc != 0) return rc;
   // The last commit: a failure that aborts (the brokers away, say) loses nothing, since the
   // next run reads that input again, but it is said, and the exit status is 1.
   const auto aborted = (*relay)->counters().aborted;

@@ -273,10 +273,17 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const Con
   im.queue = rd_kafka_queue_get_consumer(im.rk.get());
   im.batch.resize(std::max<std::size_t>(opts.batch_size, 1));
   im.drain_log();
+  im.publish_health();
   return host;
 }
 
 std::expected<void, Error> ConsumerHost::poll() {
+  auto r = poll_round();
+  impl_->publish_health();
+  return r;
+}
+
+std::expected<void, Error> ConsumerHost::poll_round() {
   Impl& im = *impl_;
   rd_kafka_poll(im.rk.get(), 0);  // serves error and log events of the main queue
   if (char fatal[512]; rd_kafka_fatal_error(im.rk.get(), fatal, sizeof fatal)) {
@@ -439,6 +446,7 @@ std::expected<void, Error> ConsumerHost::poll() {
       asked_one = true;
       LookupReport rep = im.lookup(req);
       ++lookups_done_;
+      Impl::count(im.lookup_count, req.channel);
       if (observer_) observer_->lookup(rep);
       gate.answer_lookup(req, rep.located);
     }

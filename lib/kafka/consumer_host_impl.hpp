@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,7 @@
 #include "causal/kafka/authorization.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/health.hpp"
 #include "causal/kafka/partition_reader.hpp"
 #include "topic_ids.hpp"
 #include "causal/kafka/join_state.hpp"
@@ -178,8 +180,26 @@ struct ConsumerHost::Impl : GateObserver {
   // A new generation: every charge is dropped with the held records, budget pauses undone.
   void reset_budget();
 
+  // --- health (health.cpp; causal/kafka/health.hpp) --------------------------------------
+  // Counters by ChannelId, kept across generations (monotone): records delivered, and
+  // lookups asked of the channel they scan.
+  std::vector<std::uint64_t> delivered_count;
+  std::vector<std::uint64_t> lookup_count;
+  std::uint64_t rebalances = 0;        // rebalance callbacks that assigned or revoked
+  std::uint64_t assignments_lost = 0;  // revocations librdkafka called lost
+  // The snapshot health() copies; written by publish_health() on the owner thread.
+  mutable std::mutex health_mu;
+  ConsumerHealth published;  // guarded by health_mu
+  // Builds the snapshot from the gate and the counters and publishes it: once per poll.
+  void publish_health();
+  static void count(std::vector<std::uint64_t>& v, ChannelId c) {
+    if (c >= v.size()) v.resize(c + 1, 0);
+    ++v[c];
+  }
+
   // GateObserver
   void delivered(const Delivery& d) override {
+    count(delivered_count, d.channel);
     auto* msg = reinterpret_cast<rd_kafka_message_t*>(d.tag);
     if (msg) discharge(d.channel, msg);
     if (host->observer_ && msg) host->observer_->delivered(d, *msg);

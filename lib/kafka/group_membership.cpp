@@ -125,6 +125,7 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   im.batch.resize(std::max<std::size_t>(opts.batch_size, 1));
   im.next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
   im.drain_log();
+  im.publish_health();
   return host;
 }
 
@@ -467,6 +468,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     }
     return;
   }
+  ++rebalances;
   // What was delivered is committed before anything is given up or re-read. A member that
   // cannot commit here (brokers away) loses nothing: what it delivered since its last commit
   // is delivered again by the next owner. A relay must abort its transaction: it is told.
@@ -476,6 +478,7 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
     // librdkafka calls an assignment lost when the session expired, and also when the
     // coordinator fenced this member's generation (a commit refused ILLEGAL_GENERATION):
     // the message names both, not a cause it cannot know.
+    ++assignments_lost;
     Error lost = runtime_error(fmt::format("group {}: assignment lost (the group moved on without this member: its "
                                            "session expired or its generation was fenced); what was delivered since "
                                            "the last commit is not committed",

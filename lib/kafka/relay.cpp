@@ -182,6 +182,33 @@ std::expected<void, Error> Relay::stop(Error why) {
 }
 
 std::expected<void, Error> Relay::poll() {
+  auto r = poll_round();
+  publish_health();
+  return r;
+}
+
+std::expected<void, Error> Relay::commit() {
+  auto r = commit_round();
+  publish_health();
+  return r;
+}
+
+void Relay::publish_health() {
+  std::lock_guard lock(health_mu_);
+  published_ = counters_;
+}
+
+RelayHealth Relay::health() const {
+  RelayHealth h;
+  h.input = input_->health();
+  std::lock_guard lock(health_mu_);
+  h.transactions_committed = published_.committed;
+  h.transactions_aborted = published_.aborted;
+  h.fencings = published_.reopened;
+  return h;
+}
+
+std::expected<void, Error> Relay::poll_round() {
   if (auto r = input_->poll(); !r) {
     // An input topic deleted, or a partition whose log restarted (ConsumerHost::poll), stays
     // failed: a rewind would read the old log's commit on a new log. The relay stops.
@@ -200,17 +227,17 @@ std::expected<void, Error> Relay::poll() {
   }
   const auto now = std::chrono::steady_clock::now();
   if (in_transaction_ > 0 || uncommitted_ > 0) {
-    if (in_transaction_ >= opts_.max_records || now - transaction_started_ >= opts_.max_transaction) return commit();
+    if (in_transaction_ >= opts_.max_records || now - transaction_started_ >= opts_.max_transaction) return commit_round();
   } else if (now - last_commit_ >= opts_.max_transaction && input_->impl_->frontier_past_commit()) {
     // Nothing delivered, but the frontier moved past transaction markers or aborted records
     // (their fetch came after the last commit): committed too, in a transaction of offsets
     // only, so that the group's commits reach the log end and it reads as drained.
-    return commit();
+    return commit_round();
   }
   return {};
 }
 
-std::expected<void, Error> Relay::commit() {
+std::expected<void, Error> Relay::commit_round() {
   if (auto c = input_->impl_->commit(ConsumerHost::Impl::InFlight::wait); !c) return recover(c.error());
   // The member commits nothing without an assignment; a transaction still open then is
   // committed without offsets.

@@ -104,6 +104,9 @@ run_cases() {
   expect 'causal tail --fo' --format
   expect 'causal tail --format ' text jsonl json
   expect 'causal tail --format js' json jsonl
+  expect 'causal tail --metrics-l' --metrics-listen
+  expect 'causal tail --metrics-listen '
+  lacks 'causal tail --metrics-listen :0 -' --metrics-listen
   expect 'causal decode --format ' jsonl json text
   expect 'causal baseline --format ' text json csv
   expect 'causal encode --output ' base64 hex raw

@@ -69,6 +69,8 @@ expect 'causal ta' tail
 expect 'causal ' "${SUBCOMMANDS[@]}" help
 expect 'causal tail --fo' --format
 expect 'causal tail --format ' text jsonl json
+expect 'causal tail --metrics-l' --metrics-listen
+lacks 'causal tail --metrics-listen :0 --' --metrics-listen
 expect 'causal baseline --format ' text json csv
 expect 'causal encode --output ' base64 hex raw
 expect 'causal simulate --scenario ' late-joiner restored-lookup

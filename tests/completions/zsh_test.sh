@@ -122,6 +122,8 @@ offers 'causal ' $subcommands help
 completes 'causal tail --fo' 'causal tail --format '
 completes 'causal simulate --scena' 'causal simulate --scenario '
 offers 'causal tail --format ' text jsonl json
+completes 'causal tail --metrics-l' 'causal tail --metrics-listen '
+excludes 'causal tail --metrics-listen :0 -' --metrics-listen
 offers 'causal decode --input ' base64 hex raw
 offers 'causal simulate --scenario ' late-joiner restored-lookup
 completes 'causal simulate --scenario r' 'causal simulate --scenario restored-lookup '

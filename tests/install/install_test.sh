@@ -66,7 +66,8 @@ fi
 PUBLIC_HEADERS="causal/clock.hpp causal/codec.hpp causal/diagnosis.hpp causal/error.hpp causal/gate.hpp
 causal/inline_vec.hpp causal/names.hpp causal/resolution_state.hpp causal/snapshot.hpp causal/stamper.hpp
 causal/version.hpp causal/kafka/client.hpp causal/kafka/config.hpp causal/kafka/consumer_host.hpp
-causal/kafka/explain.hpp causal/kafka/handles.hpp causal/kafka/offsets.hpp causal/kafka/producer_host.hpp
+causal/kafka/explain.hpp causal/kafka/handles.hpp causal/kafka/health.hpp causal/kafka/metrics_text.hpp causal/kafka/offsets.hpp
+causal/kafka/producer_host.hpp
 causal/kafka/record_view.hpp causal/kafka/relay.hpp"
 installed=$(cd "$P/include" && find . -type f | sed 's|^\./||' | sort)
 want=$(tr ' ' '\n' <<<"$PUBLIC_HEADERS" | grep . | sort)
@@ -199,9 +200,23 @@ if [[ $MODE == broker ]]; then
   if [[ -x $TMP/gm/group_member ]]; then
     group=install-example-$$-$RANDOM
     for round in 1 2; do
-      "$TMP/gm/group_member" "$brokers" "$group" "$topic" >"$TMP/gm$round.out" 2>"$TMP/gm$round.err" &
+      GROUP_MEMBER_METRICS_PORT=0 "$TMP/gm/group_member" "$brokers" "$group" "$topic" >"$TMP/gm$round.out" \
+        2>"$TMP/gm$round.err" &
       member=$!
       for _ in $(seq 100); do (($(wc -l <"$TMP/gm$round.out") >= 3)) && break; sleep 0.2; done
+      # Its /metrics (docs/library.md, "Health and metrics"): the three delivered, counted
+      # once the poll that delivered them published its health.
+      if [[ $round == 1 ]]; then
+        url=$(sed -n 's|^group_member: serving metrics on \(http://[^ ]*\)$|\1|p' "$TMP/gm1.err")
+        delivered=
+        for _ in $(seq 50); do
+          delivered=$(curl -fsS "$url" 2>/dev/null |
+            awk '/^causal_delivered_records_total\{/ { n += $2 } END { print n + 0 }')
+          [[ $delivered == 3 ]] && break
+          sleep 0.2
+        done
+        [[ -n $url && $delivered == 3 ]] && ok || bad "group_member's /metrics ($url): delivered $delivered, want 3"
+      fi
       sleep 2  # round 2: time to print what it wrongly would
       kill -INT "$member"
       wait "$member"

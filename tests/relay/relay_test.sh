@@ -39,7 +39,7 @@ caught_up() {
   [[ -n $want && $want == "$got" ]]
 }
 start_relay() {
-  "$RELAY" "$B" "r-$run" "tx-$run" "$out" "$in" 2>>"$TMP/relay.err" &
+  RELAY_METRICS_PORT=0 "$RELAY" "$B" "r-$run" "tx-$run" "$out" "$in" 2>>"$TMP/relay.err" &
   relay=$!
   pids+=("$relay")
 }
@@ -55,6 +55,18 @@ start_relay() {
 start_relay
 for _ in $(seq 300); do caught_up && break; sleep 0.2; done
 caught_up && ok || bad "the relay did not commit the first source's input within 60 s: $(tail -3 "$TMP/relay.err")"
+# Its /metrics (examples/relay/README.md): the 100 committed records delivered, transactions
+# committed, and text promtool accepts.
+url=$(sed -n 's|^relay: serving metrics on \(http://[^ ]*\)$|\1|p' "$TMP/relay.err" | tail -1)
+relay_metrics() {
+  curl -fsS -o "$TMP/metrics" "$url" &&
+    [[ $(awk '/^causal_delivered_records_total\{/ { n += $NF } END { print n + 0 }' "$TMP/metrics") -ge 100 ]] &&
+    awk '/^causal_relay_transactions_committed_total\{/ { exit !($NF >= 1) }' "$TMP/metrics"
+}
+wait_for 10 relay_metrics && ok || bad "the relay's /metrics ($url): $(grep -E '^causal_(delivered|relay)' "$TMP/metrics" 2>&1)"
+if command -v promtool >/dev/null; then
+  promtool check metrics <"$TMP/metrics" >"$TMP/promtool" 2>&1 && ok || bad "promtool on the relay's: $(cat "$TMP/promtool")"
+fi
 
 # 2. A slow stream; SIGKILL in the middle; a restart with the same transactional id.
 {

@@ -52,8 +52,9 @@
 // waited for. A channel the hold budget paused counts as caught up once every channel still
 // fetched is (and records are still held): nothing left below the LSO can release them.
 //
-// Thread-safety: none. One ConsumerHost, its Gate and its Names are used from one thread.
-// librdkafka's own threads only touch the log/error callbacks, which lock.
+// Thread-safety: none, but for health(). One ConsumerHost, its Gate and its Names are used
+// from one thread. librdkafka's own threads only touch the log/error callbacks, which lock.
+// health() may be called from any thread (causal/kafka/health.hpp).
 #pragma once
 
 #include <functional>
@@ -77,6 +78,7 @@
 #include "causal/error.hpp"
 #include "causal/gate.hpp"
 #include "causal/kafka/config.hpp"
+#include "causal/kafka/health.hpp"
 #include "causal/names.hpp"
 
 namespace causal::kafka {
@@ -317,11 +319,18 @@ class ConsumerHost {
   HoldBudgetStats hold_budget() const;
   // The position signal last reported for `ch` (kNoOffset: none yet).
   Offset position_signal(ChannelId ch) const;
+  // The health published at the end of the last poll() (or of open()/join()): per partition
+  // the frontier, what is held and on what it waits, lookups, fail-closed and budget state,
+  // records delivered; a member's group, generation, rebalances and lost assignments.
+  // Cheap (one copy under a mutex, no I/O) and, unlike everything else here, safe to call
+  // from any thread while the owner polls (causal/kafka/health.hpp).
+  ConsumerHealth health() const;
   struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
 
  private:
   friend class Relay;  // relay.cpp drives the member's commits through its transactions
   ConsumerHost(Names& names, HostObserver* observer);
+  std::expected<void, Error> poll_round();  // poll() but the health it publishes after
 
   Names& names_;
   HostObserver* observer_;

@@ -37,7 +37,8 @@
 // and an input topic deleted or a partition whose log restarted (ConsumerHost::poll): they
 // would fail the same way after every rewind.
 //
-// Thread-safety: none; one thread drives a Relay.
+// Thread-safety: none, but for health(); one thread drives a Relay, and health() may be
+// called from any thread.
 #pragma once
 
 #include <chrono>
@@ -45,6 +46,7 @@
 #include <expected>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +56,7 @@
 #include "causal/error.hpp"
 #include "causal/gate.hpp"
 #include "causal/kafka/consumer_host.hpp"
+#include "causal/kafka/health.hpp"
 #include "causal/kafka/producer_host.hpp"
 #include "causal/names.hpp"
 
@@ -111,6 +114,10 @@ class Relay {
   std::expected<void, Error> commit();
 
   const RelayCounters& counters() const { return counters_; }
+  // The input member's health and the relay's counters, as published at the end of the
+  // last poll() or commit(). Cheap, and safe to call from any thread while the owner polls
+  // (causal/kafka/health.hpp).
+  RelayHealth health() const;
   ConsumerHost& input() { return *input_; }
   // The current output producer: a new one after a re-open (see recover), so a reference
   // is good until the next poll() or commit().
@@ -126,6 +133,9 @@ class Relay {
   // After Kafka fenced the output producer: a new one with the same transactional id.
   std::expected<void, Error> reopen_output(const Error& fenced, const Error& why);
   std::expected<void, Error> emit();  // transforms and sends delivered_
+  std::expected<void, Error> poll_round();    // poll() but the health it publishes after
+  std::expected<void, Error> commit_round();  // commit() but the health it publishes after
+  void publish_health();
 
   RelayOptions opts_;
   RelayTransform transform_;
@@ -141,6 +151,8 @@ class Relay {
   std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
   Names* names_ = nullptr;              // Relay::open's, for a re-opened output
   std::optional<std::chrono::steady_clock::time_point> last_reopen_;
+  mutable std::mutex health_mu_;
+  RelayCounters published_;  // counters_ at the last publish_health(), guarded by health_mu_
 };
 
 }  // namespace causal::kafka
