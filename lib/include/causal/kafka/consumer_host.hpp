@@ -317,6 +317,10 @@ class ConsumerHost {
   HoldBudgetStats hold_budget() const;
   // The position signal last reported for `ch` (kNoOffset: none yet).
   Offset position_signal(ChannelId ch) const;
+  // Not for members: raises the last stable offset `ch` catches up to (caught_up) to `lso`,
+  // never lowering it, so that a replay goes on from where it stopped to a later LSO (a
+  // watch continues its replay instead of starting it again from the committed offsets).
+  void raise_lso(ChannelId ch, Offset lso);
   struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
 
  private:
