@@ -185,6 +185,10 @@ std::expected<void, Error> GroupWatch::State::watch_group(Watched& w, const Grou
   }
   Replay& rp = *w.replay;
   ConsumerHost& host = *rp.host;
+  if (auto resumed = host.resume_fetching(); !resumed) {
+    w.replay.reset();
+    return std::unexpected(resumed.error());
+  }
   // The LSOs this round goes to: those just listed.
   for (const auto& p : host.plan()) {
     ChannelRef c{std::string(rp.names.channel_topic(p.channel)), rp.names.channel_partition(p.channel)};
@@ -221,6 +225,7 @@ std::expected<void, Error> GroupWatch::State::watch_group(Watched& w, const Grou
     }
   }
   r.scanned_records = position() - start;
+  host.pause_fetching();  // idle until the next round: no fetch requests
   w.lsos = lsos;
   w.members = members;
   if (bounded) {

@@ -321,6 +321,12 @@ class ConsumerHost {
   // never lowering it, so that a replay goes on from where it stopped to a later LSO (a
   // watch continues its replay instead of starting it again from the committed offsets).
   void raise_lso(ChannelId ch, Offset lso);
+  // Not for members: pause_fetching stops fetching every channel (none is fetched while a
+  // replay waits between a watch's rounds: no fetch request); resume_fetching fetches again
+  // from the offset after the last record handed to the gate. Channels the hold budget paused
+  // or that failed closed are left as they are. Errors: the seek failed.
+  void pause_fetching();
+  std::expected<void, Error> resume_fetching();
   struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
 
  private:

@@ -37,8 +37,8 @@
 // that failed replays again from its commits).
 //
 // Cost: between rounds each group whose replay is kept holds one librdkafka consumer
-// handle assigned to the scope's partitions (it fetches what is written, as a consumer at
-// the log end does); its memory is the held records' plus librdkafka's fetch queue.
+// handle assigned to the scope's partitions, paused (ConsumerHost::pause_fetching): it
+// sends no fetch request until the next round that reads; its memory is the held records'.
 // Thread-safety: none; one GroupWatch is used from one thread.
 #pragma once
 
