@@ -175,7 +175,7 @@ Record plain(const std::string& value, const std::string& sender, causal::SeqNo 
 
 }  // namespace
 
-TEST_CASE("watch: drains, then stuck on a frozen claim, then drains once its remedy ran; unchanged rounds read "
+TEST_CASE("drains, then stuck on a frozen claim, then drains once its remedy ran, and unchanged rounds read "
           "nothing",
           "[watch][broker]") {
   const std::string A = causal::test::create_topic("watch-a", 1);
@@ -257,7 +257,7 @@ TEST_CASE("watch: drains, then stuck on a frozen claim, then drains once its rem
   CHECK(w.err().find("causal watch:") == std::string::npos);  // no error line
 }
 
-TEST_CASE("watch: the scan bound makes a round undecided and the next rounds go on", "[watch][broker]") {
+TEST_CASE("the scan bound makes a round undecided and the next rounds go on", "[watch][broker]") {
   const std::string T = causal::test::create_topic("watch-bound", 1);
   const std::string G = causal::test::unique_name("watch-bound-group");
   causal::test::Producer p;
@@ -279,7 +279,7 @@ TEST_CASE("watch: the scan bound makes a round undecided and the next rounds go 
   CHECK(w.stop() == 0);
 }
 
-TEST_CASE("watch: an unknown group is an error line each round and the others are watched on", "[watch][broker]") {
+TEST_CASE("an unknown group is an error line each round and the others are watched on", "[watch][broker]") {
   const std::string T = causal::test::create_topic("watch-unknown", 1);
   const std::string G = causal::test::unique_name("watch-known");
   const std::string U = causal::test::unique_name("watch-unknown-group");
@@ -298,7 +298,7 @@ TEST_CASE("watch: an unknown group is an error line each round and the others ar
   CHECK(w.stop() == 0);
 }
 
-TEST_CASE("watch: usage errors exit 2 at start-up", "[watch][broker]") {
+TEST_CASE("usage errors exit 2 at start-up", "[watch][broker]") {
   CHECK(causal_run({"watch"}).first == 2);
   CHECK(causal_run({"watch", "--group", "g", "--group", "g"}).first == 2);
   CHECK(causal_run({"watch", "--group", "g", "--interval", "0"}).first == 2);

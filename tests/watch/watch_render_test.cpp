@@ -72,7 +72,7 @@ TEST_CASE("at the scan bound the line is undecided with its reason and no roots"
   CHECK(j["summary"].get<std::string>().find("--max-scan-records") != std::string::npos);
 }
 
-TEST_CASE("metrics: one-hot verdict, partition gauges, counters; a failed group keeps only its counters") {
+TEST_CASE("metrics: one-hot verdict, partition gauges, counters, and a failed group keeps only its counters") {
   WatchMetrics m;
   m.groups["billing"];
   m.groups["gone"];
