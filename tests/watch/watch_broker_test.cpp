@@ -305,3 +305,17 @@ TEST_CASE("usage errors exit 2 at start-up", "[watch][broker]") {
   CHECK(causal_run({"watch", "--group", "g", "--max-scan-records", "0"}).first == 2);
   CHECK(causal_run({"watch", "--group", "g", "--listen", "nonsense"}).first == 2);
 }
+
+TEST_CASE("brokers down: an error line per round, the watch goes on, and SIGTERM exits 0", "[watch][broker]") {
+  Watch w({"-b", "127.0.0.1:1", "--group", "g", "--interval", "1"});
+  REQUIRE(causal::test::eventually(
+      [&] {
+        const std::string e = w.err();
+        std::size_t n = 0;
+        for (std::size_t at = 0; (at = e.find("causal watch: group 'g': cannot reach", at)) != std::string::npos; ++at) ++n;
+        return n >= 2;
+      },
+      20s));
+  CHECK(w.lines().empty());
+  CHECK(w.stop() == 0);
+}
