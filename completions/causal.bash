@@ -95,7 +95,7 @@ _causal() {
   case $sub in
     '')
       if [[ $eq ]]; then return; fi
-      if [[ $cur == -* ]]; then _causal_words '-h --help -V --version'; else _causal_words 'tail decode encode explain baseline produce simulate demo completions help'; fi ;;
+      if [[ $cur == -* ]]; then _causal_words '-h --help -V --version'; else _causal_words 'tail decode encode explain baseline watch produce simulate demo completions help'; fi ;;
     tail)
       case $prev in
         -F) _causal_files; return ;;
@@ -137,6 +137,13 @@ _causal() {
       esac
       [[ $eq ]] && return
       [[ $cur == -* ]] && _causal_options -X -F -- '-h --help' '-b --brokers' '--cluster' '-g --group' '--apply' '--dry-run' '--allow-skip' '--format' '--timeout-ms' ;;
+    watch)
+      case $prev in
+        -F) _causal_files; return ;;
+        -b|--brokers|-X|--cluster|-g|--group|-t|--topic|--listen|--metrics-listen|--interval|--max-scan-records|--max-transaction-ms|--lookup-max-offsets|--timeout-ms|--replay-timeout-ms) return ;;
+      esac
+      [[ $eq ]] && return
+      [[ $cur == -* ]] && _causal_options -X -F -g --group -t --topic -- '-h --help' '-b --brokers' '--cluster' '--listen --metrics-listen' '--interval' '--max-scan-records' '--max-transaction-ms' '--lookup-max-offsets' '--timeout-ms' '--replay-timeout-ms' ;;
     produce)
       case $prev in
         -F) _causal_files; return ;;
@@ -181,7 +188,7 @@ _causal() {
       else
         _causal_nargs
         case $nargs in
-          0) _causal_words 'tail decode encode explain baseline produce simulate demo completions' ;;
+          0) _causal_words 'tail decode encode explain baseline watch produce simulate demo completions' ;;
         esac
       fi ;;
   esac

@@ -11,7 +11,7 @@ namespace causal::cli {
 namespace {
 
 // Field (as the libraries name it) -> this tool's words for it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kWords{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kWords{{
     {"brokers", "-b"},                             // ConnectionOptions::brokers
     {"properties", "-X"},                          // ConnectionOptions::properties
     {"property_files", "-F"},                      // ConnectionOptions::property_files
@@ -23,6 +23,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kWords{{
     {"topic", "--topic"},                          // a topic of explain's scope
     {"lookups=false", "causal tail --no-lookup"},  // a consumer without lookups
     {"metrics_listen", "--metrics-listen"},        // MetricsServer::start's address
+    {"replay_timeout_ms", "--replay-timeout-ms"},  // ExplainOptions, WatchOptions::replay_timeout_ms
+    {"max_scan_records", "--max-scan-records"},    // WatchOptions::max_scan_records
     // The fields and calls a property causal sets itself is refused for (owned_properties.hpp).
     {"ConsumerHost::commit", "tail --commit"},
     {"ConsumerOptions::group", "--group (tail, explain, baseline)"},

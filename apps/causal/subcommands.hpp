@@ -14,6 +14,7 @@ void setup_decode(CLI::App& sub, Outcome& result);
 void setup_encode(CLI::App& sub, Outcome& result);
 void setup_explain(CLI::App& sub, Outcome& result);
 void setup_baseline(CLI::App& sub, Outcome& result);
+void setup_watch(CLI::App& sub, Outcome& result);
 void setup_produce(CLI::App& sub, Outcome& result);
 void setup_simulate(CLI::App& sub, Outcome& result);
 void setup_demo(CLI::App& sub, Outcome& result);
@@ -31,6 +32,7 @@ inline constexpr Subcommand kSubcommands[] = {
     {"encode", "Encode a clock (JSON or text) into causal.clock header bytes", setup_encode},
     {"explain", "Diagnose a stuck consumer: held heads, wait chains, frozen claims", setup_explain},
     {"baseline", "Compute last-stable-offset baselines for late joiners", setup_baseline},
+    {"watch", "Watch consumer groups from the outside: explain's verdict each round, metrics", setup_watch},
     {"produce", "Produce stdin records stamped as a causal sender", setup_produce},
     {"simulate", "Run the deterministic verification simulator and its oracle", setup_simulate},
     {"demo", "Show the gate holding and releasing records on an in-process mock cluster", setup_demo},

@@ -105,6 +105,10 @@ Offset ConsumerHost::position_signal(ChannelId ch) const {
   return ch < impl_->chans.size() ? impl_->chans[ch].reported : kNoOffset;
 }
 
+void ConsumerHost::raise_lso(ChannelId ch, Offset lso) {
+  if (ch < impl_->chans.size()) impl_->chans[ch].lso = std::max(impl_->chans[ch].lso, lso);
+}
+
 std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::open(const ConsumerOptions& opts, Names& names,
                                                                        HostObserver* observer) {
   std::unique_ptr<ConsumerHost> host(new ConsumerHost(names, observer));

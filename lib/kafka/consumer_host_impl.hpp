@@ -280,6 +280,7 @@ struct ConsumerHost::Impl : GateObserver {
 
   // --- group membership (group_membership.cpp) ---------------------------------------
   bool member = false;                     // joined opts.group: rebalances and commits
+  bool idle_paused = false;                // pause_fetching: every fetched partition paused (idle_fetch.cpp)
   int generations = 0;                     // assignments received so far
   std::vector<ChannelId> assignment;       // the current generation's channels
   std::vector<ChannelId> owned;            // what the group assigned (the next generation's, after a failure)

@@ -97,7 +97,7 @@ run_cases() {
     done
   }
 
-  local SUBCOMMANDS=(tail decode encode explain baseline produce simulate demo completions)
+  local SUBCOMMANDS=(tail decode encode explain baseline watch produce simulate demo completions)
   expect 'causal ta' tail
   expect 'causal ' "${SUBCOMMANDS[@]}" help
   expect 'causal --v' --version
@@ -126,6 +126,8 @@ run_cases() {
   offers 'causal tail -X k=v -' -X -F --from
   offers 'causal tail --from end -' --from -X
   offers 'causal explain --topic a --topic b -' --topic -t
+  offers 'causal watch --group a --group b -' --group -g --listen
+  lacks 'causal watch --group a --interval 1 -' --interval
   lacks 'causal tail --format json -' --format
   lacks 'causal tail -g billing -' -g --group
   offers 'causal tail -g billing -' --format -X

@@ -64,7 +64,7 @@ lacks() {
   done
 }
 
-SUBCOMMANDS=(tail decode encode explain baseline produce simulate demo completions)
+SUBCOMMANDS=(tail decode encode explain baseline watch produce simulate demo completions)
 expect 'causal ta' tail
 expect 'causal ' "${SUBCOMMANDS[@]}" help
 expect 'causal tail --fo' --format

@@ -116,7 +116,7 @@ excludes() {
   done
 }
 
-subcommands=(tail decode encode explain baseline produce simulate demo completions)
+subcommands=(tail decode encode explain baseline watch produce simulate demo completions)
 completes 'causal ta' 'causal tail '
 offers 'causal ' $subcommands help
 completes 'causal tail --fo' 'causal tail --format '

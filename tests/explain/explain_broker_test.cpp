@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "broker_env.hpp"
+#include "stamp.hpp"
 #include "causal/codec.hpp"
 #include "causal/gate.hpp"
 #include "causal/kafka/offsets.hpp"
@@ -29,6 +30,8 @@
 #include "causal/snapshot.hpp"
 
 using causal::test::Record;
+using causal::test::Stamp;
+using causal::test::stamped;
 using Json = nlohmann::json;
 
 namespace {
@@ -81,32 +84,6 @@ std::vector<std::string> split(const std::string& s) {
   std::istringstream in(s);
   for (std::string w; in >> w;) out.push_back(w);
   return out;
-}
-
-// A causal.clock header value built with the library's codec.
-struct Stamp {
-  causal::Names names;
-  causal::Clock clock;
-  Stamp& origin(const std::string& sender, causal::SeqNo q) {
-    clock.origin = causal::Origin{names.sender(sender), q};
-    return *this;
-  }
-  Stamp& seq(const std::string& topic, int p, const std::string& sender, causal::SeqNo q) {
-    clock.claim_seq(names.channel(topic, p), names.sender(sender), q);
-    return *this;
-  }
-  Stamp& offset(const std::string& topic, int p, causal::Offset o) {
-    clock.claim(names.channel(topic, p), o);
-    return *this;
-  }
-  std::string bytes() const {
-    auto b = causal::encode(clock, names);
-    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
-  }
-};
-
-Record stamped(std::string value, int partition, const Stamp& s) {
-  return Record(std::move(value), partition).with_header("causal.clock", s.bytes());
 }
 
 const Json& only_root(const Json& j) {

@@ -67,7 +67,7 @@ PUBLIC_HEADERS="causal/clock.hpp causal/codec.hpp causal/diagnosis.hpp causal/er
 causal/inline_vec.hpp causal/names.hpp causal/resolution_state.hpp causal/snapshot.hpp causal/stamper.hpp
 causal/version.hpp causal/kafka/client.hpp causal/kafka/config.hpp causal/kafka/consumer_host.hpp
 causal/kafka/explain.hpp causal/kafka/handles.hpp causal/kafka/health.hpp causal/kafka/metrics_text.hpp causal/kafka/offsets.hpp
-causal/kafka/producer_host.hpp
+causal/kafka/producer_host.hpp causal/kafka/watch.hpp
 causal/kafka/record_view.hpp causal/kafka/relay.hpp"
 installed=$(cd "$P/include" && find . -type f | sed 's|^\./||' | sort)
 want=$(tr ' ' '\n' <<<"$PUBLIC_HEADERS" | grep . | sort)

@@ -325,6 +325,16 @@ class ConsumerHost {
   // Cheap (one copy under a mutex, no I/O) and, unlike everything else here, safe to call
   // from any thread while the owner polls (causal/kafka/health.hpp).
   ConsumerHealth health() const;
+  // Not for members: raises the last stable offset `ch` catches up to (caught_up) to `lso`,
+  // never lowering it, so that a replay goes on from where it stopped to a later LSO (a
+  // watch continues its replay instead of starting it again from the committed offsets).
+  void raise_lso(ChannelId ch, Offset lso);
+  // Not for members: pause_fetching stops fetching every channel (none is fetched while a
+  // replay waits between a watch's rounds: no fetch request); resume_fetching fetches again
+  // from the offset after the last record handed to the gate. Channels the hold budget paused
+  // or that failed closed are left as they are. Errors: the seek failed.
+  void pause_fetching();
+  std::expected<void, Error> resume_fetching();
   struct Impl;  // private to lib/kafka (consumer_host_impl.hpp)
 
  private:
