@@ -64,10 +64,13 @@ Outcome run_watch(const WatchOptions& o) {
   std::string rendered = metrics.text();
   MetricsServer server;
   if (!o.listen.empty()) {
-    auto port = server.start(o.listen, [&] {
-      std::lock_guard lock(mutex);
-      return rendered;
-    });
+    auto port = server.start(
+        o.listen,
+        [&] {
+          std::lock_guard lock(mutex);
+          return rendered;
+        },
+        "listen");
     if (!port) return std::unexpected(port.error());
     eprint("causal: serving metrics on http://{}/metrics\n", server.authority());
   }

@@ -19,31 +19,30 @@ namespace causal::cli {
 
 namespace {
 
-Error malformed(std::string_view text, std::string_view why) {
-  return usage_error(
-      fmt::format("`metrics_listen` {}: {} (give ADDR:PORT: 127.0.0.1:9464, [::1]:9464, :9464)",
-                  quoted_excerpt(text), why),
-      "metrics_listen");
+Error malformed(std::string_view text, std::string_view why, std::string_view field) {
+  return usage_error(fmt::format("`{}` {}: {} (give ADDR:PORT: 127.0.0.1:9464, [::1]:9464, :9464)", field,
+                                 quoted_excerpt(text), why),
+                     std::string(field));
 }
 
 }  // namespace
 
-std::expected<ListenAddress, Error> parse_listen_address(std::string_view text) {
+std::expected<ListenAddress, Error> parse_listen_address(std::string_view text, std::string_view field) {
   const auto colon = text.rfind(':');
-  if (colon == std::string_view::npos) return std::unexpected(malformed(text, "no port"));
+  if (colon == std::string_view::npos) return std::unexpected(malformed(text, "no port", field));
   std::string_view host = text.substr(0, colon);
   const std::string_view port = text.substr(colon + 1);
   if (host.starts_with('[')) {
     if (!host.ends_with(']') || host.size() < 3)
-      return std::unexpected(malformed(text, "an unclosed [IPv6 address]"));
+      return std::unexpected(malformed(text, "an unclosed [IPv6 address]", field));
     host = host.substr(1, host.size() - 2);
   } else if (host.find(':') != std::string_view::npos) {
-    return std::unexpected(malformed(text, "an IPv6 address goes in brackets, [::1]:PORT"));
+    return std::unexpected(malformed(text, "an IPv6 address goes in brackets, [::1]:PORT", field));
   }
   int n = -1;
   const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
   if (port.empty() || ec != std::errc{} || end != port.data() + port.size() || n < 0 || n > 65535)
-    return std::unexpected(malformed(text, "the port is not a number 0..65535"));
+    return std::unexpected(malformed(text, "the port is not a number 0..65535", field));
   return ListenAddress{std::string(host), n};
 }
 
@@ -51,9 +50,9 @@ MetricsServer::MetricsServer() : server_(std::make_unique<httplib::Server>()) {}
 
 MetricsServer::~MetricsServer() { stop(); }
 
-std::expected<int, Error> MetricsServer::start(std::string_view addr_port,
-                                               std::function<std::string()> render) {
-  auto address = parse_listen_address(addr_port);
+std::expected<int, Error> MetricsServer::start(std::string_view addr_port, std::function<std::string()> render,
+                                               std::string_view field) {
+  auto address = parse_listen_address(addr_port, field);
   if (!address) return std::unexpected(address.error());
   // SO_REUSEADDR (a restart binds while the old socket is in TIME_WAIT), never SO_REUSEPORT
   // (the header comment says why).
@@ -94,8 +93,7 @@ std::expected<int, Error> MetricsServer::start(std::string_view addr_port,
                             : error != 0        ? std::string(std::strerror(error))
                                                 : "not an address of this machine";
     return std::unexpected(runtime_error(
-        fmt::format("`metrics_listen` {}: cannot listen there: {}", quoted_excerpt(addr_port), why),
-        "metrics_listen"));
+        fmt::format("`{}` {}: cannot listen there: {}", field, quoted_excerpt(addr_port), why), std::string(field)));
   }
   authority_ = bound.find(':') != std::string::npos ? fmt::format("[{}]:{}", bound, port)
                                                     : fmt::format("{}:{}", bound, port);

@@ -42,8 +42,10 @@ struct ListenAddress {
   std::string host;
   int port = 0;
 };
-// Usage error naming `metrics_listen` when `text` is not ADDR:PORT.
-std::expected<ListenAddress, Error> parse_listen_address(std::string_view text);
+// Usage error naming `field` (the option's field: tail's `metrics_listen`, watch's `listen`)
+// when `text` is not ADDR:PORT.
+std::expected<ListenAddress, Error> parse_listen_address(std::string_view text,
+                                                         std::string_view field = "metrics_listen");
 
 class MetricsServer {
  public:
@@ -52,8 +54,10 @@ class MetricsServer {
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
-  // Parses, binds, listens and starts serving; returns the port bound. REQUIRES: not started.
-  std::expected<int, Error> start(std::string_view addr_port, std::function<std::string()> render);
+  // Parses, binds, listens and starts serving; returns the port bound. Errors name `field`.
+  // REQUIRES: not started.
+  std::expected<int, Error> start(std::string_view addr_port, std::function<std::string()> render,
+                                  std::string_view field = "metrics_listen");
   // The address as a URL's authority: "127.0.0.1:9464", "[::1]:9464", "[::]:9464".
   const std::string& authority() const { return authority_; }
   // Stops listening and joins the thread; idempotent.

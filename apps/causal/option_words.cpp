@@ -22,7 +22,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kWords{{
     {"group", "--group"},                          // DiagnosisFacts::group, ConsumerOptions::group
     {"topic", "--topic"},                          // a topic of explain's scope
     {"lookups=false", "causal tail --no-lookup"},  // a consumer without lookups
-    {"metrics_listen", "--metrics-listen"},        // MetricsServer::start's address
+    {"metrics_listen", "--metrics-listen"},        // tail's MetricsServer::start address
+    {"listen", "--listen"},                        // watch's
     {"replay_timeout_ms", "--replay-timeout-ms"},  // ExplainOptions, WatchOptions::replay_timeout_ms
     {"max_scan_records", "--max-scan-records"},    // WatchOptions::max_scan_records
     // The fields and calls a property causal sets itself is refused for (owned_properties.hpp).
