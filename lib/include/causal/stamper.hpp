@@ -12,6 +12,7 @@
 // Thread-safety: none. Used from the thread that owns the gate.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -65,7 +66,10 @@ class Stamper {
     Offset seed = kNoOffset;   // e - 1
     Offset acked = kNoOffset;  // offset of the latest acknowledged own send
     SeqNo acked_seq = 0;       // its send number
-    std::vector<SeqNo> in_flight;  // unacknowledged send numbers, ascending
+    // Unacknowledged send numbers, ascending. A deque: acknowledgements come mostly in send
+    // order, so the one erased is mostly the first, which a vector would shift the rest
+    // down for (thousands in flight per sink in a relay's transaction).
+    std::deque<SeqNo> in_flight;
   };
 
   SenderId self_;
