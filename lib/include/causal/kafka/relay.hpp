@@ -2,7 +2,8 @@
 // through a user transform into a transactional, stamped producer (ProducerHost), and whose
 // input offsets are committed in the same transaction (send_offsets_to_transaction).
 //
-// One round (poll): the member polls; every record the gate delivers is copied aside; after
+// One round (poll): the member polls; every record the gate delivers is copied aside (into
+// buffers the relay keeps from round to round, and the transform may move from); after
 // the poll, in delivery order, each goes to the transform, and each record it returns is
 // sent (a transaction is begun when none is open) stamped by the real Stamper reading the
 // member's gate (frontier, custody), with the end-offset seeds and own sends of the relay's
@@ -84,7 +85,10 @@ struct RelayInput {
 };
 
 // Called for each delivered input record, in gate order; appends what to emit to `out`.
-using RelayTransform = std::function<void(const RelayInput& input, std::vector<RelayRecord>& out)>;
+// The input is the transform's to take from: it may move its key and value into what it
+// emits (the relay reads neither after the call). A transform taking `const RelayInput&`
+// fits too.
+using RelayTransform = std::function<void(RelayInput& input, std::vector<RelayRecord>& out)>;
 
 struct RelayCounters {
   std::uint64_t delivered = 0;   // input records delivered by the gate, over every attempt
@@ -138,7 +142,12 @@ class Relay {
   std::size_t uncommitted_ = 0;     // records delivered since the last commit
   std::chrono::steady_clock::time_point transaction_started_{};
   std::chrono::steady_clock::time_point last_commit_{};  // of the last committed transaction
-  std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
+  // This poll's deliveries, for the transform: the first delivered_count_ of delivered_. The
+  // slots stay between rounds, so that a key or value is copied into a string's existing
+  // buffer rather than a new allocation per record; emitted_ likewise keeps its capacity.
+  std::vector<RelayInput> delivered_;
+  std::size_t delivered_count_ = 0;
+  std::vector<RelayRecord> emitted_;
   Names* names_ = nullptr;              // Relay::open's, for a re-opened output
   std::optional<std::chrono::steady_clock::time_point> last_reopen_;
 };
