@@ -211,6 +211,7 @@ std::expected<void, Error> Relay::poll() {
     if (input_->impl_->log_lost()) return stop(r.error());
     return recover(r.error());
   }
+  const auto emit_started = std::chrono::steady_clock::now();
   if (auto e = emit(); !e) {
     // A record the transform got wrong (a partition its topic does not have: a usage error)
     // fails the same way after every rewind: the relay stops, its transaction aborted,
@@ -222,8 +223,13 @@ std::expected<void, Error> Relay::poll() {
     return recover(e.error());
   }
   const auto now = std::chrono::steady_clock::now();
+  // A round's sends as long as this one's would take the transaction past max_transaction:
+  // it ends now rather than after them (a round can release thousands of records at once).
+  const auto next_round = now - emit_started;
   if (in_transaction_ > 0 || uncommitted_ > 0) {
-    if (in_transaction_ >= opts_.max_records || now - transaction_started_ >= opts_.max_transaction) return commit();
+    if (in_transaction_ >= opts_.max_records || now - transaction_started_ + next_round >= opts_.max_transaction) {
+      return commit();
+    }
   } else if (now - last_commit_ >= opts_.max_transaction && input_->impl_->frontier_past_commit()) {
     // Nothing delivered, but the frontier moved past transaction markers or aborted records
     // (their fetch came after the last commit): committed too, in a transaction of offsets

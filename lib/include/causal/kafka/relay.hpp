@@ -12,7 +12,8 @@
 // claim the record it answers. After the poll the stamp claims everything delivered in it
 // (an over-claim, which delays and never reorders), as the simulator's nodes emit. When
 // `max_records` were sent or `max_transaction` passed since the transaction's first
-// delivery, the transaction is committed with, per input partition, frontier + 1 and the
+// delivery, or would pass during another round's sends as long as this round's took, the
+// transaction is committed with, per input partition, frontier + 1 and the
 // resolution state as metadata, and the consumer's group metadata (KIP-447: a zombie from
 // an older generation is fenced by the coordinator). When nothing was delivered but the
 // frontier moved past its commit (transaction markers, aborted records), a transaction of
