@@ -308,7 +308,10 @@ std::expected<void, Error> ProducerHost::commit() { return end_transaction(true)
 std::expected<void, Error> ProducerHost::commit(const rd_kafka_topic_partition_list_t* offsets,
                                                 const rd_kafka_consumer_group_metadata_t* group) {
   if (offsets && offsets->cnt > 0) {
-    if (auto r = flush(); !r) return r;
+    // Not flushed first: the offsets' round trips to the group coordinator overlap the
+    // sends' acknowledgements, which end_transaction waits for before the commit. A send
+    // that fails meanwhile fails the commit, and the offsets are aborted with it.
+    if (auto r = check_failed(); !r) return r;
     rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(rk_.get(), offsets, group,
                                                                static_cast<int>(opts_.timeout.count()));
     if (e) {

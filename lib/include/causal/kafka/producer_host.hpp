@@ -108,9 +108,9 @@ class ProducerHost {
   // Flush, then commit or abort; Stamper::transaction_ended. REQUIRES: a transaction open.
   std::expected<void, Error> commit();
   std::expected<void, Error> abort();
-  // A consume-transform-produce commit (exactly-once): flush, send `offsets` (with their
-  // metadata) to the transaction for the consumer group `group` (KIP-447: the group's
-  // generation fences a zombie), then commit. An error the transaction must be aborted
+  // A consume-transform-produce commit (exactly-once): send `offsets` (with their metadata)
+  // to the transaction for the consumer group `group` (KIP-447: the group's generation
+  // fences a zombie) while the sends are still in flight, then flush and commit. An error the transaction must be aborted
   // for aborts it (the transaction is then closed). Empty `offsets`: a plain commit.
   std::expected<void, Error> commit(const rd_kafka_topic_partition_list_t* offsets,
                                     const rd_kafka_consumer_group_metadata_t* group);
