@@ -162,8 +162,10 @@ double relay(const std::string& brokers, const std::string& in, const std::strin
   opts.output.connection.properties = bounds.producer;
   opts.max_records = bounds.records > 0 ? static_cast<std::size_t>(bounds.records) : SIZE_MAX;
   opts.max_transaction = bounds.duration;
-  auto upper = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
-    causal::kafka::RelayRecord o{out, -1, r.key, r.value.value_or("")};
+  // Takes the input's key and value (the relay's transform may), as the plain loop upper-cases
+  // a buffer of its own.
+  auto upper = [&](causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
+    causal::kafka::RelayRecord o{out, -1, std::move(r.key), r.value ? std::move(r.value) : std::string()};
     std::transform(o.value->begin(), o.value->end(), o.value->begin(), [](unsigned char c) { return std::toupper(c); });
     emit.push_back(std::move(o));
   };

@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
     opts.input.extra_defaults = {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "1500"}};
   }
 
-  auto upper = [&](const causal::kafka::RelayInput& in, std::vector<causal::kafka::RelayRecord>& out) {
-    causal::kafka::RelayRecord r{output, -1, in.key, in.value.value_or("")};
+  // The input's key and value are the transform's: moved into the output, not copied.
+  auto upper = [&](causal::kafka::RelayInput& in, std::vector<causal::kafka::RelayRecord>& out) {
+    causal::kafka::RelayRecord r{output, -1, std::move(in.key), in.value ? std::move(in.value) : std::string()};
     std::transform(r.value->begin(), r.value->end(), r.value->begin(), [](unsigned char c) { return std::toupper(c); });
     out.push_back(std::move(r));
   };

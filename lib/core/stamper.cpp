@@ -136,7 +136,10 @@ void Stamper::acknowledged(ChannelId sink, SeqNo q, Offset offset) {
   if (it == sinks_.end()) throw std::logic_error("Stamper::acknowledged: no send to this sink");
   SinkState& s = it->second;
   auto pos = std::lower_bound(s.in_flight.begin(), s.in_flight.end(), q);
-  if (pos == s.in_flight.end() || *pos != q) throw std::logic_error("Stamper::acknowledged: unknown send");
+  if (pos == s.in_flight.end() || *pos != q) {
+    if (q <= abandoned_through_) return;  // forgotten by transaction_abandoned: a late report
+    throw std::logic_error("Stamper::acknowledged: unknown send");
+  }
   s.in_flight.erase(pos);
   if (q > s.acked_seq) {
     s.acked_seq = q;
@@ -152,6 +155,7 @@ void Stamper::transaction_ended() {
 
 void Stamper::transaction_abandoned() {
   for (auto& [sink, s] : sinks_) s.in_flight.clear();
+  abandoned_through_ = next_seq_ - 1;
 }
 
 std::size_t Stamper::unacknowledged() const {

@@ -5,6 +5,7 @@
 #include "causal/kafka/authorization.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -116,6 +117,12 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   if (!rk) return std::unexpected(client_refused("producer", err));
   (void)conf->release();
   h->rk_.reset(rk);
+  // The partitioner's stickiness for null keys, as configured (librdkafka's default 10 ms, or a -X).
+  char linger[32];
+  std::size_t linger_size = sizeof linger;
+  if (rd_kafka_conf_get(rd_kafka_conf(rk), "sticky.partitioning.linger.ms", linger, &linger_size) == RD_KAFKA_CONF_OK) {
+    h->sticky_linger_ = std::chrono::milliseconds(std::atoll(linger));
+  }
 
   h->sender_name_ = opts.sender ? *opts.sender : fmt::format("{}-{}", opts.sender_prefix, random_hex(16));
   if (!valid_sender_name(h->sender_name_)) {
@@ -301,7 +308,10 @@ std::expected<void, Error> ProducerHost::commit() { return end_transaction(true)
 std::expected<void, Error> ProducerHost::commit(const rd_kafka_topic_partition_list_t* offsets,
                                                 const rd_kafka_consumer_group_metadata_t* group) {
   if (offsets && offsets->cnt > 0) {
-    if (auto r = flush(); !r) return r;
+    // Not flushed first: the offsets' round trips to the group coordinator overlap the
+    // sends' acknowledgements, which end_transaction waits for before the commit. A send
+    // that fails meanwhile fails the commit, and the offsets are aborted with it.
+    if (auto r = check_failed(); !r) return r;
     rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(rk_.get(), offsets, group,
                                                                static_cast<int>(opts_.timeout.count()));
     if (e) {
@@ -348,10 +358,12 @@ std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t
   if (!t) return std::unexpected(t.error());
   Topic& topic = **t;
   std::int32_t partition = r.partition;
+  const auto now = std::chrono::steady_clock::now();
   if (partition < 0) {
-    partition = rd_kafka_msg_partitioner_consistent_random(topic.rkt, r.key ? r.key->data() : nullptr,
-                                                           r.key ? r.key->size() : 0, topic.partitions, nullptr,
-                                                           nullptr);
+    partition = r.key || sticky_linger_.count() <= 0 ? rd_kafka_msg_partitioner_consistent_random(
+                                                           topic.rkt, r.key ? r.key->data() : nullptr,
+                                                           r.key ? r.key->size() : 0, topic.partitions, nullptr, nullptr)
+                                                     : sticky_partition(topic, now);
   } else if (partition >= topic.partitions) {
     // The record's own mistake, not the cluster's: a usage error, for the caller to place.
     return std::unexpected(usage_error(fmt::format("topic '{}' has {} partition(s); partition {} does not exist",
@@ -377,7 +389,7 @@ std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t
   pending_.push_back(Pending{sink, seq, user});
   auto index = static_cast<std::uintptr_t>(pending_.size());
   ++sent_;
-  auto deadline = std::chrono::steady_clock::now() + opts_.timeout;
+  const auto deadline = now + opts_.timeout;
   void* key = r.key ? const_cast<char*>(r.key->data()) : nullptr;
   std::size_t key_len = r.key ? r.key->size() : 0;
   void* value = r.value ? const_cast<char*>(r.value->data()) : nullptr;
@@ -403,10 +415,21 @@ std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t
   }
   if (opts_.wait_acks) {
     if (auto f = flush(); !f) return std::unexpected(f.error());
-  } else {
+  } else if (++unserved_ >= kServeEvery || now - last_served_ >= kServeAfter) {
     rd_kafka_poll(rk_.get(), 0);
+    unserved_ = 0;
+    last_served_ = now;
   }
   return seq;
+}
+
+std::int32_t ProducerHost::sticky_partition(Topic& topic, std::chrono::steady_clock::time_point now) {
+  if (topic.sticky < 0 || now - topic.sticky_since >= sticky_linger_) {
+    // As librdkafka's own sticky partitioner: a random available partition.
+    topic.sticky = rd_kafka_msg_partitioner_random(topic.rkt, nullptr, 0, topic.partitions, nullptr, nullptr);
+    topic.sticky_since = now;
+  }
+  return topic.sticky;
 }
 
 }  // namespace causal::kafka

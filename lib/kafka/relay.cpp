@@ -16,10 +16,23 @@ struct Relay::Bridge : HostObserver {
     Relay& r = *relay;
     ++r.counters_.delivered;
     if (r.uncommitted_++ == 0 && r.in_transaction_ == 0) r.transaction_started_ = std::chrono::steady_clock::now();
-    RelayInput in{d.channel, d.offset, rd_kafka_message_timestamp(&msg, nullptr), std::nullopt, std::nullopt};
-    if (msg.key) in.key.emplace(static_cast<const char*>(msg.key), msg.key_len);
-    if (msg.payload) in.value.emplace(static_cast<const char*>(msg.payload), msg.len);
-    r.delivered_.push_back(std::move(in));
+    if (r.delivered_count_ == r.delivered_.size()) r.delivered_.emplace_back();
+    RelayInput& in = r.delivered_[r.delivered_count_++];
+    in.channel = d.channel;
+    in.offset = d.offset;
+    in.timestamp = rd_kafka_message_timestamp(&msg, nullptr);
+    copy_into(in.key, msg.key, msg.key_len);
+    copy_into(in.value, msg.payload, msg.len);
+  }
+  // Into the slot's buffer when it has one (no allocation once it is large enough).
+  static void copy_into(std::optional<std::string>& slot, const void* data, std::size_t size) {
+    if (!data) {
+      slot.reset();
+    } else if (slot) {
+      slot->assign(static_cast<const char*>(data), size);
+    } else {
+      slot.emplace(static_cast<const char*>(data), size);
+    }
   }
   void gate_replaced(const Gate&, const Gate& new_gate) override {
     // What the old gate knew stays claimed by later records (causal/transitions.hpp).
@@ -79,12 +92,20 @@ Relay::~Relay() {
   input_.reset();  // leaves the group; commits nothing (commit_on_close is off)
 }
 
+namespace {
+// A buffer the transform moved out of its input comes back to the input's slot once its
+// record is sent, for the next round's copy (copy_into) to reuse.
+void reclaim(std::optional<std::string>& slot, std::optional<std::string>& sent) {
+  if (sent && (!slot || slot->capacity() < sent->capacity())) slot.swap(sent);
+}
+}  // namespace
+
 std::expected<void, Error> Relay::emit() {
-  std::vector<RelayRecord> out;
-  for (const auto& in : delivered_) {
-    out.clear();
-    transform_(in, out);
-    for (const auto& rec : out) {
+  for (std::size_t i = 0; i < delivered_count_; ++i) {
+    RelayInput& in = delivered_[i];
+    emitted_.clear();
+    transform_(in, emitted_);
+    for (auto& rec : emitted_) {
       if (!output_->in_transaction()) {
         if (auto b = output_->begin(); !b) return b;
       }
@@ -96,14 +117,16 @@ std::expected<void, Error> Relay::emit() {
       if (auto sent = output_->send(o); !sent) return std::unexpected(sent.error());
       ++in_transaction_;
       ++counters_.emitted;
+      reclaim(in.key, rec.key);
+      reclaim(in.value, rec.value);
     }
   }
-  delivered_.clear();
+  delivered_count_ = 0;
   return {};
 }
 
 std::expected<void, Error> Relay::recover(const Error& why) {
-  delivered_.clear();
+  delivered_count_ = 0;
   // The abort failed. With a fatal producer error (fenced, or another error librdkafka calls
   // fatal, such as an abort refused as INVALID_TXN_STATE after a delivery timed out during a
   // leader's failover), the producer can do nothing more: a new one takes the transactional
@@ -172,7 +195,7 @@ std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error
 }
 
 std::expected<void, Error> Relay::stop(Error why) {
-  delivered_.clear();
+  delivered_count_ = 0;
   (void)output_->abort_and_forget();
   ++counters_.aborted;
   in_transaction_ = 0;
@@ -215,6 +238,7 @@ std::expected<void, Error> Relay::poll_round() {
     if (input_->impl_->log_lost()) return stop(r.error());
     return recover(r.error());
   }
+  const auto emit_started = std::chrono::steady_clock::now();
   if (auto e = emit(); !e) {
     // A record the transform got wrong (a partition its topic does not have: a usage error)
     // fails the same way after every rewind: the relay stops, its transaction aborted,
@@ -226,8 +250,13 @@ std::expected<void, Error> Relay::poll_round() {
     return recover(e.error());
   }
   const auto now = std::chrono::steady_clock::now();
+  // A round's sends as long as this one's would take the transaction past max_transaction:
+  // it ends now rather than after them (a round can release thousands of records at once).
+  const auto next_round = now - emit_started;
   if (in_transaction_ > 0 || uncommitted_ > 0) {
-    if (in_transaction_ >= opts_.max_records || now - transaction_started_ >= opts_.max_transaction) return commit_round();
+    if (in_transaction_ >= opts_.max_records || now - transaction_started_ + next_round >= opts_.max_transaction) {
+      return commit_round();
+    }
   } else if (now - last_commit_ >= opts_.max_transaction && input_->impl_->frontier_past_commit()) {
     // Nothing delivered, but the frontier moved past transaction markers or aborted records
     // (their fetch came after the last commit): committed too, in a transaction of offsets

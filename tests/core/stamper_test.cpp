@@ -107,3 +107,17 @@ TEST_CASE("stamp: an abandoned transaction's unacknowledged sends are no longer 
   CHECK_NOTHROW(s.transaction_ended());
   CHECK(s.stamp_send(L).seqs().empty());  // no sequence claim on the aborted send 1
 }
+
+TEST_CASE("stamp: a late report of an abandoned send is ignored, an unknown send's refused", "[stamper]") {
+  Names names;
+  const ChannelId K = names.channel("k", 0);
+  Stamper s(names.sender("me"), Stamper::Mode::transactional);
+  s.stamp_send(K);  // 1 and 2, forgotten before their reports are served (a fenced producer)
+  s.stamp_send(K);
+  s.transaction_abandoned();
+  CHECK_NOTHROW(s.acknowledged(K, 2, 7));
+  CHECK(s.stamp_send(K).offset_of(K) == kNoOffset);  // 3: the forgotten send is not claimed
+  CHECK_THROWS_AS(s.acknowledged(K, 4, 8), std::logic_error);
+  s.acknowledged(K, 3, 9);
+  CHECK(s.stamp_send(K).offset_of(K) == 9);
+}

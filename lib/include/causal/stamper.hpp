@@ -12,6 +12,7 @@
 // Thread-safety: none. Used from the thread that owns the gate.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -41,7 +42,10 @@ class Stamper {
   // Starts a send to `sink`: assigns the next send number and returns the record's stamp,
   // origin included. The send is unacknowledged until acknowledged() is called.
   Clock stamp_send(ChannelId sink);
-  // The delivery report for send `q` to `sink` came back with `offset`.
+  // The delivery report for send `q` to `sink` came back with `offset`. A report for a send
+  // transaction_abandoned() forgot is ignored: a fenced producer's sends are forgotten
+  // before the producer is destroyed (claims_of_fenced), and its destruction serves the
+  // reports still queued, successes included.
   void acknowledged(ChannelId sink, SeqNo q, Offset offset);
   // Commit or abort: the host flushed every send first, so all are acknowledged.
   // REQUIRES: no unacknowledged sends (checked).
@@ -65,7 +69,10 @@ class Stamper {
     Offset seed = kNoOffset;   // e - 1
     Offset acked = kNoOffset;  // offset of the latest acknowledged own send
     SeqNo acked_seq = 0;       // its send number
-    std::vector<SeqNo> in_flight;  // unacknowledged send numbers, ascending
+    // Unacknowledged send numbers, ascending. A deque: acknowledgements come mostly in send
+    // order, so the one erased is mostly the first, which a vector would shift the rest
+    // down for (thousands in flight per sink in a relay's transaction).
+    std::deque<SeqNo> in_flight;
   };
 
   SenderId self_;
@@ -73,6 +80,9 @@ class Stamper {
   const Gate* gate_;
   Clock carried_;  // see carry()
   SeqNo next_seq_ = 1;
+  // Sends up to this one were forgotten by transaction_abandoned(); not in digest(): it
+  // decides no stamp, only that a late report of one is ignored rather than refused.
+  SeqNo abandoned_through_ = 0;
   std::unordered_map<ChannelId, SinkState> sinks_;
 };
 

@@ -21,8 +21,14 @@
 //     relayed claims, e.g. a sequence claim a relay would carry in its custody.
 //
 // The partition of a record without one is chosen before stamping (the stamp must name its
-// sink): librdkafka's default partitioner, consistent_random (CRC32 of the key; random when
-// the key is null).
+// sink), as librdkafka's default partitioner does: by the CRC32 of the key
+// (consistent_random); with a null key, sticky: one partition, chosen at random among the
+// available ones, for sticky.partitioning.linger.ms (librdkafka's default 10 ms), then
+// another, so that unkeyed records go out in per-partition batches (0: a random partition
+// per record).
+//
+// Delivery reports are served every kServeEvery sends, or at a send kServeAfter or more
+// after the last serving, and at every flush, commit and abort.
 //
 // Thread-safety: none. Delivery reports are served from send()/flush()/commit() on the
 // caller's thread, which is the thread that owns the Stamper.
@@ -102,9 +108,9 @@ class ProducerHost {
   // Flush, then commit or abort; Stamper::transaction_ended. REQUIRES: a transaction open.
   std::expected<void, Error> commit();
   std::expected<void, Error> abort();
-  // A consume-transform-produce commit (exactly-once): flush, send `offsets` (with their
-  // metadata) to the transaction for the consumer group `group` (KIP-447: the group's
-  // generation fences a zombie), then commit. An error the transaction must be aborted
+  // A consume-transform-produce commit (exactly-once): send `offsets` (with their metadata)
+  // to the transaction for the consumer group `group` (KIP-447: the group's generation
+  // fences a zombie) while the sends are still in flight, then flush and commit. An error the transaction must be aborted
   // for aborts it (the transaction is then closed). Empty `offsets`: a plain commit.
   std::expected<void, Error> commit(const rd_kafka_topic_partition_list_t* offsets,
                                     const rd_kafka_consumer_group_metadata_t* group);
@@ -152,7 +158,13 @@ class ProducerHost {
     rd_kafka_topic_t* rkt = nullptr;
     int partitions = 0;
     TopicId id = 0;
+    std::int32_t sticky = -1;  // the partition of null-keyed records, since sticky_since
+    std::chrono::steady_clock::time_point sticky_since{};
   };
+  std::int32_t sticky_partition(Topic& topic, std::chrono::steady_clock::time_point now);
+  // Reports are served in batches: rd_kafka_poll takes the queue's lock and reads the clock.
+  static constexpr unsigned kServeEvery = 64;
+  static constexpr std::chrono::milliseconds kServeAfter{1};
   std::expected<Topic*, Error> topic(std::string_view name);
 
   ProducerOptions opts_;
@@ -173,6 +185,9 @@ class ProducerHost {
   bool in_txn_ = false;
   std::optional<Error> failed_;
   std::vector<std::byte> header_buf_;
+  std::chrono::milliseconds sticky_linger_{0};
+  unsigned unserved_ = 0;  // sends since delivery reports were last served
+  std::chrono::steady_clock::time_point last_served_{};
   std::vector<std::pair<ChannelId, Offset>> seeds_;
 };
 

@@ -2,7 +2,8 @@
 // through a user transform into a transactional, stamped producer (ProducerHost), and whose
 // input offsets are committed in the same transaction (send_offsets_to_transaction).
 //
-// One round (poll): the member polls; every record the gate delivers is copied aside; after
+// One round (poll): the member polls; every record the gate delivers is copied aside (into
+// buffers the relay keeps from round to round, and the transform may move from); after
 // the poll, in delivery order, each goes to the transform, and each record it returns is
 // sent (a transaction is begun when none is open) stamped by the real Stamper reading the
 // member's gate (frontier, custody), with the end-offset seeds and own sends of the relay's
@@ -11,7 +12,8 @@
 // claim the record it answers. After the poll the stamp claims everything delivered in it
 // (an over-claim, which delays and never reorders), as the simulator's nodes emit. When
 // `max_records` were sent or `max_transaction` passed since the transaction's first
-// delivery, the transaction is committed with, per input partition, frontier + 1 and the
+// delivery, or would pass during another round's sends as long as this round's took, the
+// transaction is committed with, per input partition, frontier + 1 and the
 // resolution state as metadata, and the consumer's group metadata (KIP-447: a zombie from
 // an older generation is fenced by the coordinator). When nothing was delivered but the
 // frontier moved past its commit (transaction markers, aborted records), a transaction of
@@ -87,7 +89,10 @@ struct RelayInput {
 };
 
 // Called for each delivered input record, in gate order; appends what to emit to `out`.
-using RelayTransform = std::function<void(const RelayInput& input, std::vector<RelayRecord>& out)>;
+// The input is the transform's to take from: it may move its key and value into what it
+// emits (the relay reads neither after the call). A transform taking `const RelayInput&`
+// fits too.
+using RelayTransform = std::function<void(RelayInput& input, std::vector<RelayRecord>& out)>;
 
 struct RelayCounters {
   std::uint64_t delivered = 0;   // input records delivered by the gate, over every attempt
@@ -148,7 +153,12 @@ class Relay {
   std::size_t uncommitted_ = 0;     // records delivered since the last commit
   std::chrono::steady_clock::time_point transaction_started_{};
   std::chrono::steady_clock::time_point last_commit_{};  // of the last committed transaction
-  std::vector<RelayInput> delivered_;  // this poll's deliveries, for the transform
+  // This poll's deliveries, for the transform: the first delivered_count_ of delivered_. The
+  // slots stay between rounds, so that a key or value is copied into a string's existing
+  // buffer rather than a new allocation per record; emitted_ likewise keeps its capacity.
+  std::vector<RelayInput> delivered_;
+  std::size_t delivered_count_ = 0;
+  std::vector<RelayRecord> emitted_;
   Names* names_ = nullptr;              // Relay::open's, for a re-opened output
   std::optional<std::chrono::steady_clock::time_point> last_reopen_;
   mutable std::mutex health_mu_;
