@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include <fmt/core.h>
 
 #include "consumer_host_impl.hpp"
 

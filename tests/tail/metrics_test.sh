@@ -41,7 +41,8 @@ url=$(url_of "$TMP/err")
 [[ $url =~ ^http://127\.0\.0\.1:[0-9]+/metrics$ ]] && ok || bad "the line names '$url'"
 port=${url#http://127.0.0.1:}
 port=${port%/metrics}
-wait_for 120 test "$(wc -l <"$TMP/out")" -ge 35 || bad "tail printed $(wc -l <"$TMP/out") records within 120 s, want 35"
+printed() { (($(wc -l <"$TMP/out") >= 35)); }  # a function: wait_for runs it anew each time
+wait_for 120 printed || bad "tail printed $(wc -l <"$TMP/out") records within 120 s, want 35"
 # Health is published at the end of each poll: the counters reach what was printed.
 scrape() { curl -fsS -D "$TMP/headers" -o "$TMP/metrics" "$url"; }
 delivered_all() {
