@@ -11,7 +11,7 @@ namespace causal::cli {
 namespace {
 
 // Field (as the libraries name it) -> this tool's words for it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kWords{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 21> kWords{{
     {"brokers", "-b"},                             // ConnectionOptions::brokers
     {"properties", "-X"},                          // ConnectionOptions::properties
     {"property_files", "-F"},                      // ConnectionOptions::property_files
