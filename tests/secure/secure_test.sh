@@ -3,7 +3,7 @@
 # start --secure: SASL_SSL with TLS, SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN users, the
 # StandardAuthorizer with ACLs; see that script's header).
 #
-#   1. every subcommand that talks to Kafka (produce, tail, decode, baseline, explain) works
+#   1. every subcommand that talks to Kafka (produce, tail, decode, baseline, explain, watch) works
 #      as user alice with credentials from -X, from -F, and from the configuration file
 #      (--cluster); and with each SASL mechanism: SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN;
 #   2. a wrong password exits 1 within 5 s with one line quoting the authentication error,
@@ -150,6 +150,29 @@ run baseline-conf baseline sec-in --cluster secure
 expect_ok baseline-conf
 run explain-conf explain --group sec-grp --topic sec-in --cluster secure --format json
 expect_ok explain-conf
+# watch (runs until a signal): its first verdict line for the group, then SIGINT, exit 0.
+# watch_first NAME ARGS...: output and status as run's.
+watch_first() {
+  local name=$1 pid
+  shift
+  "$CAUSAL" watch --interval 1 "$@" </dev/null >"$TMP/$name.out" 2>"$TMP/$name.err" &
+  pid=$!
+  pids+=("$pid")
+  wait_for 60 test -s "$TMP/$name.out"
+  kill -INT "$pid" 2>/dev/null
+  wait_exit 30 "$pid" "$name" "$TMP/$name.err"
+  {
+    echo "==== causal $name: exit $rc"
+    cat "$TMP/$name.out" "$TMP/$name.err"
+  } >>"$TMP/all-output"
+}
+for how in X conf; do
+  if [[ $how == X ]]; then creds=("${X[@]}"); else creds=(--cluster secure); fi
+  watch_first "watch-$how" --group sec-grp --topic sec-in "${creds[@]}"
+  expect_ok "watch-$how"
+  [[ $(jq -r 'select(.group == "sec-grp") | .verdict' "$TMP/watch-$how.out" 2>/dev/null | head -1) == drains ]] && ok ||
+    bad "watch-$how: no drains verdict for sec-grp: $(head -c 300 "$TMP/watch-$how.out") $(head -3 "$TMP/watch-$how.err")"
+done
 echo '{"value":"c1","partition":1}' >"$TMP/in3"
 run produce-conf --stdin "$TMP/in3" produce sec-in --cluster secure
 expect_ok produce-conf
