@@ -179,8 +179,18 @@ std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error
   // Dropped first, as after any abandoned transaction; acknowledged ones are claimed by offset
   // only, which a reader's position passes over the aborted batch.
   Clock claimed = claims_of_fenced(output_->stamper());
-  output_.reset();  // its transaction is Kafka's to abort; nothing of it is committed
+  // The new producer takes the id back, so Kafka aborts what the old one left open; nothing
+  // of it is committed. It is made before the old one goes, so that the relay always has a
+  // producer: when it cannot be made, the relay stops with the old, failed one in place, and
+  // leaving the group (which commits through it) fails cleanly rather than on no producer.
+  // Making it reads the sinks' end offsets, which a leader's failover can keep from answering
+  // for a while (list_offsets retries for the producer's timeout): a runtime error is tried
+  // again, kReopenAttempts times in all.
   auto out = ProducerHost::open(opts_.output, *names_);
+  for (int attempt = 1; !out && out.error().code == Errc::runtime && attempt < kReopenAttempts; ++attempt) {
+    if (notes_) notes_->note(fmt::format("could not make the output producer again ({}); trying again", out.error().message));
+    out = ProducerHost::open(opts_.output, *names_);
+  }
   if (!out) return std::unexpected(out.error());
   output_ = std::move(*out);
   take_over(output_->stamper(), claimed, &input_->gate());

@@ -33,7 +33,9 @@
 // past transaction.timeout.ms, or another process took the transactional id), or another
 // error librdkafka calls fatal, such as an abort refused after a delivery timed out while a
 // leader failed over — is made again (reopen_output, counters().reopened): taking the id back
-// makes Kafka abort what the old one left open. A fatal error again within a minute of that
+// makes Kafka abort what the old one left open; making it is tried up to three times while it
+// fails on a runtime error (a sink's leader failing over), and failing that ends the relay,
+// with the old producer in place. A fatal error again within a minute of that
 // ends the relay (fenced again: another process uses the id): poll() returns it. So do, after aborting the transaction, a
 // record the transform got wrong (a partition its topic does not have: send's usage error)
 // and an input topic deleted or a partition whose log restarted (ConsumerHost::poll): they
@@ -137,6 +139,7 @@ class Relay {
   std::expected<void, Error> stop(Error why);
   // After Kafka fenced the output producer: a new one with the same transactional id.
   std::expected<void, Error> reopen_output(const Error& fenced, const Error& why);
+  static constexpr int kReopenAttempts = 3;  // making the new producer, on runtime errors
   std::expected<void, Error> emit();  // transforms and sends delivered_
   std::expected<void, Error> poll_round();    // poll() but the health it publishes after
   std::expected<void, Error> commit_round();  // commit() but the health it publishes after
