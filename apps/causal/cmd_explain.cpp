@@ -315,15 +315,7 @@ void setup_explain(CLI::App& sub, Outcome& result) {
   add_format_option(sub, opts->format, {Format::text, Format::json}, Format::text);
   sub.add_flag("--no-lookup", opts->no_lookup,
                "Do not scan claimed channels for the sends of sequence claims (frozen claims stay suspected)");
-  sub.add_option("--max-transaction-ms", opts->max_transaction_ms,
-                 "Longest transaction to allow for when choosing where a lookup scan starts (default 900000)")
-      ->check(whole_number(1));
-  sub.add_option("--lookup-max-offsets", opts->lookup_max_offsets,
-                 "When the lookup window misses, scan at most this many offsets below the baseline toward the log "
-                 "start (default 1000000; 0: do not widen)")
-      ->check(whole_number(0));
-  sub.add_option("--timeout-ms", opts->timeout_ms, "Timeout of each metadata/offset request (default 10000)")
-      ->check(whole_number(1));
+  add_lookup_options(sub, opts->max_transaction_ms, opts->lookup_max_offsets, opts->timeout_ms);
   sub.add_option("--replay-timeout-ms", opts->replay_timeout_ms,
                  "Give up when the replay has not reached the LSO after this long (default 120000)")
       ->check(whole_number(1));

@@ -165,6 +165,19 @@ CLI::Validator whole_number(std::uint64_t min) {
       "N>=" + std::to_string(min));
 }
 
+void add_lookup_options(CLI::App& sub, std::int64_t& max_transaction_ms, std::int64_t& lookup_max_offsets,
+                        int& timeout_ms) {
+  sub.add_option("--max-transaction-ms", max_transaction_ms,
+                 "Longest transaction to allow for when choosing where a lookup scan starts (default 900000)")
+      ->check(whole_number(1));
+  sub.add_option("--lookup-max-offsets", lookup_max_offsets,
+                 "When the lookup window misses, scan at most this many offsets below the baseline toward the log "
+                 "start (default 1000000; 0: do not widen)")
+      ->check(whole_number(0));
+  sub.add_option("--timeout-ms", timeout_ms, "Timeout of each metadata/offset request (default 10000)")
+      ->check(whole_number(1));
+}
+
 CLI::Validator byte_size() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

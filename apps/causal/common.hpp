@@ -74,6 +74,10 @@ CLI::Validator whole_number(std::uint64_t min);
 // case), at most 2^63 - 1 bytes. Rewrites the text to the number of bytes; anything else
 // (a sign, a fraction, another suffix) is refused naming the text.
 CLI::Validator byte_size();
+// The lookup and request options explain and watch share, with their defaults in the help:
+// --max-transaction-ms, --lookup-max-offsets and --timeout-ms.
+void add_lookup_options(CLI::App& sub, std::int64_t& max_transaction_ms, std::int64_t& lookup_max_offsets,
+                        int& timeout_ms);
 // Refuses an empty value: "the NAME is empty" (e.g. --group "").
 CLI::Validator not_empty(const std::string& name);
 
