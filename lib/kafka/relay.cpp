@@ -157,20 +157,22 @@ std::expected<void, Error> Relay::recover(const Error& why) {
 
 // Kafka fences a producer whose transaction stayed open past transaction.timeout.ms (a
 // broker outage that long, say) as it does one whose id another producer took. Kafka Streams
-// answers both by making the producer again; so does the relay, once: fenced again within a
-// minute means another live process uses the id, and the relay stops rather than fence it
-// back in turn. The new producer is a new sender; its stamps carry what the old one's claimed.
+// answers both by making the producer again; so does the relay, kReopensPerWindow times in
+// kReopenWindow: fenced more often than that means another live process uses the id (each
+// takes it back in turn, every few transactions), and the relay stops rather than fence it
+// back again. The new producer is a new sender; its stamps carry what the old one's claimed.
 // Its transaction was aborted by Kafka, so the rewind that follows (recover) loses nothing.
 std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error& why) {
   const auto now = std::chrono::steady_clock::now();
-  if (last_reopen_ && now - *last_reopen_ < std::chrono::minutes(1)) {
+  while (!reopens_.empty() && now - reopens_.front() >= kReopenWindow) reopens_.pop_front();
+  if (reopens_.size() >= kReopensPerWindow) {
     if (output_->fenced()) {
-      return std::unexpected(Error{fenced.code, fmt::format("{}; fenced again within a minute of taking transactional "
-                                                            "id {} back: another process uses it",
+      return std::unexpected(Error{fenced.code, fmt::format("{}; fenced a third time within a minute of taking "
+                                                            "transactional id {} back: another process uses it",
                                                             fenced.message, *opts_.output.transactional_id)});
     }
-    return std::unexpected(Error{fenced.code, fmt::format("{}; the output producer failed fatally again within a "
-                                                          "minute of taking transactional id {} back",
+    return std::unexpected(Error{fenced.code, fmt::format("{}; the output producer failed fatally a third time "
+                                                          "within a minute of taking transactional id {} back",
                                                           fenced.message, *opts_.output.transactional_id)});
   }
   // The old sender's sends of the fenced transaction that were never acknowledged were never
@@ -194,7 +196,8 @@ std::expected<void, Error> Relay::reopen_output(const Error& fenced, const Error
   if (!out) return std::unexpected(out.error());
   output_ = std::move(*out);
   take_over(output_->stamper(), claimed, &input_->gate());
-  last_reopen_ = now;
+  reopens_.push_back(now);
+  if (reopens_.size() > kReopensPerWindow) reopens_.pop_front();
   ++counters_.reopened;
   if (notes_) {
     notes_->note(fmt::format("transaction aborted ({}), and the output producer was fenced ({}): a new producer took "

@@ -70,7 +70,7 @@ start_relay() {  # start_relay N PROTOCOL BOOTSTRAP
   # transaction.timeout.ms 20 s: a relay cut off for longer has its transaction aborted and
   # its producer fenced by the coordinator, which the relay must survive (docs/library.md).
   # librdkafka wants message.timeout.ms no longer; 20 s outlasts a leader's failover here.
-  "$RELAY" --group-protocol "$2" -X transaction.timeout.ms=20000 -X message.timeout.ms=20000 "$3" "$relays" "bounce-tx-$1-$run" "$out" \
+  RELAY_METRICS_PORT=0 "$RELAY" --group-protocol "$2" -X transaction.timeout.ms=20000 -X message.timeout.ms=20000 "$3" "$relays" "bounce-tx-$1-$run" "$out" \
     "$in_a" "$in_b" 2> >(while IFS= read -r l; do printf '%s %s\n' "$(date +%T.%3N)" "$l"; done >>"$TMP/relay-$1.err") &
   relay_pid[$1]=$!
   pids+=("$!")
@@ -113,6 +113,25 @@ down_caught_up() {
   want=$("$CAUSAL" baseline "$out" --format json 2>/dev/null | jq -r '.channels[] | "\(.partition)=\(.high_watermark)"' | sort)
   got=$("$CAUSAL" explain --group "$down" --topic "$out" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset)"' | sort)
   [[ -n $want && $want == "$got" ]]
+}
+# drain_report: what a failure to drain needs to be understood, one line each: the group's
+# view of every input partition (Kafka's own tool: owner, committed offset, end, lag), each
+# input's last stable offset (a transaction left open holds it), then
+# what each relay says of its partitions (/metrics: frontier, held records, what a held head
+# waits on, generation).
+drain_report() {
+  local n port
+  "$TB" kafka-consumer-groups --bootstrap-server "$B" --describe --group "$relays" 2>&1 |
+    awk 'NF && $1 != "GROUP" { printf "  group: %s\n", $0 }'
+  "$CAUSAL" baseline "$in_a" "$in_b" --format json 2>&1 |
+    jq -r '.channels[]? | "  input: \(.topic)/\(.partition) lso \(.lso) high watermark \(.high_watermark)"'
+  for n in 1 2 3; do
+    port=$(sed -n 's|.*serving metrics on http://.*:\([0-9][0-9]*\)/metrics.*|\1|p' "$TMP/relay-$n.err" | head -1)
+    [[ -n $port ]] || continue
+    curl -s --max-time 5 "http://127.0.0.1:$port/metrics" |
+      grep -E '^causal_(frontier_offset|held_records|held_head_waiting|member_generation|failed_closed|hold_budget_paused)' |
+      grep -v ' 0$' | sed "s/^/  relay $n: /"
+  done
 }
 relay_members() { "$CAUSAL" explain --group "$relays" --topic "$in_a" --topic "$in_b" --format json 2>/dev/null | jq '.source.members'; }
 three_members() { [[ $(relay_members) == 3 ]]; }
@@ -179,7 +198,7 @@ for s in a b; do [[ -s $TMP/source-$s.rounds ]] && say "source $s: rounds ended 
 # --- drain, and no relay stuck ----------------------------------------------------------------
 last_fault=$SECONDS
 wait_for "$DRAIN_S" relays_caught_up && ok ||
-  bad "the relays did not drain within $DRAIN_S s of the last fault; $(tail -q -n 2 "$TMP"/relay-*.err)"
+  { bad "the relays did not drain within $DRAIN_S s of the last fault; $(tail -q -n 2 "$TMP"/relay-*.err)"; drain_report; }
 say "relays drained after $((SECONDS - last_fault)) s"
 for n in 1 2 3; do
   kill -0 "${relay_pid[$n]}" 2>/dev/null && ok || bad "relay $n ended during the run: $(tail -2 "$TMP/relay-$n.err")"
@@ -190,7 +209,7 @@ for t in "$in_a" "$in_b"; do
   printf '{"value":"last-%s-1","partition":0}\n{"value":"last-%s-2","partition":1}\n' "$t" "$t" |
     "$CAUSAL" produce --transactional-id "bounce-last-$t" "$t" >/dev/null 2>>"$TMP/last.err" || bad "the last batch to $t: $(tail -1 "$TMP/last.err")"
 done
-wait_for "$DRAIN_S" relays_caught_up && ok || bad "the last batch was not relayed within $DRAIN_S s: a relay is stuck"
+wait_for "$DRAIN_S" relays_caught_up && ok || { bad "the last batch was not relayed within $DRAIN_S s: a relay is stuck"; drain_report; }
 wait_for "$DRAIN_S" down_caught_up && ok || bad "the downstream group did not drain within $DRAIN_S s: $(tail -2 "$TMP/down-1.err")"
 say "downstream drained"
 for n in 1 2 3; do

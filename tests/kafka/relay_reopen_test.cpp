@@ -131,6 +131,47 @@ TEST_CASE("relay: a producer fenced for a transaction open past transaction.time
   CHECK((*reader)->gate().stats().delivered == 8);
 }
 
+// Two live relays with one transactional id fence each other in turn: each takes the id
+// back every time it is fenced, and the other is fenced at its next send or commit. The
+// relay makes its producer again twice in a minute at most (independent faults can fence it
+// that often); the third fencing within a minute ends it, with the reason said, rather than
+// fence the other once more. Each relay has its own group, so both read every input
+// record; input keeps arriving, so each has a transaction to be fenced in. About 10 s.
+TEST_CASE("relay: two relays with one transactional id: one of them ends at its third fencing within a minute",
+          "[relay][broker]") {
+  const std::string in = t::create_topic("conflict-in", 2);
+  const std::string out = t::create_topic("conflict-out", 2);
+  causal::kafka::RelayOptions a_opts = relay_options(in, out, "conflict-a");
+  causal::kafka::RelayOptions b_opts = relay_options(in, out, "conflict-b");
+  b_opts.output.transactional_id = a_opts.output.transactional_id;
+  auto copy = [&](const causal::kafka::RelayInput& r, std::vector<causal::kafka::RelayRecord>& emit) {
+    emit.push_back({out, 0, r.key, r.value});
+  };
+  causal::Names a_names, b_names;
+  Notes a_notes, b_notes;
+  auto a = causal::kafka::Relay::open(a_opts, copy, a_names, &a_notes);
+  REQUIRE(a);
+  auto b = causal::kafka::Relay::open(b_opts, copy, b_names, &b_notes);  // fences a's first producer
+  REQUIRE(b);
+
+  t::Producer p;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  std::expected<void, causal::Error> ra, rb;
+  int sent = 0;
+  while ((ra = (*a)->poll()) && (rb = (*b)->poll()) && std::chrono::steady_clock::now() < deadline) {
+    p.send(in, t::Record("v" + std::to_string(sent), sent % 2));
+    ++sent;
+  }
+  INFO("relay a: " << a_notes.text << "relay b: " << b_notes.text << sent << " records sent");
+  const bool a_ended = !ra;
+  REQUIRE((a_ended || !rb));
+  const causal::Error& why = a_ended ? ra.error() : rb.error();
+  auto& ended = a_ended ? *a : *b;
+  CHECK(why.message.find("fenced a third time within a minute of taking transactional id " +
+                         *a_opts.output.transactional_id + " back: another process uses it") != std::string::npos);
+  CHECK(ended->counters().reopened == 2);
+}
+
 // A record the transform got wrong fails the same way after every rewind: the relay stops
 // with the usage error, its transaction aborted, nothing of it in the output, rather than
 // abort and rewind for ever with poll() never failing.

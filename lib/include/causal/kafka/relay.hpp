@@ -35,8 +35,9 @@
 // leader failed over — is made again (reopen_output, counters().reopened): taking the id back
 // makes Kafka abort what the old one left open; making it is tried up to three times while it
 // fails on a runtime error (a sink's leader failing over), and failing that ends the relay,
-// with the old producer in place. A fatal error again within a minute of that
-// ends the relay (fenced again: another process uses the id): poll() returns it. So do, after aborting the transaction, a
+// with the old producer in place. A fatal error that would make it a third time within a
+// minute ends the relay (fenced that often: another process uses the id, and each takes it
+// back in turn): poll() returns it. So do, after aborting the transaction, a
 // record the transform got wrong (a partition its topic does not have: send's usage error)
 // and an input topic deleted or a partition whose log restarted (ConsumerHost::poll): they
 // would fail the same way after every rewind.
@@ -47,6 +48,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <expected>
 #include <functional>
 #include <memory>
@@ -140,6 +142,12 @@ class Relay {
   // After Kafka fenced the output producer: a new one with the same transactional id.
   std::expected<void, Error> reopen_output(const Error& fenced, const Error& why);
   static constexpr int kReopenAttempts = 3;  // making the new producer, on runtime errors
+  // At most this many producers made again within kReopenWindow: another fatal error in it
+  // ends the relay. Two, since independent faults can fence a producer twice in a minute
+  // (a coordinator's failover, then an outage past the transaction timeout), while two
+  // processes with one transactional id fence each other every few transactions.
+  static constexpr std::size_t kReopensPerWindow = 2;
+  static constexpr std::chrono::minutes kReopenWindow{1};
   std::expected<void, Error> emit();  // transforms and sends delivered_
   std::expected<void, Error> poll_round();    // poll() but the health it publishes after
   std::expected<void, Error> commit_round();  // commit() but the health it publishes after
@@ -163,7 +171,7 @@ class Relay {
   std::size_t delivered_count_ = 0;
   std::vector<RelayRecord> emitted_;
   Names* names_ = nullptr;              // Relay::open's, for a re-opened output
-  std::optional<std::chrono::steady_clock::time_point> last_reopen_;
+  std::deque<std::chrono::steady_clock::time_point> reopens_;  // the last kReopensPerWindow, oldest first
   mutable std::mutex health_mu_;
   RelayCounters published_;  // counters_ at the last publish_health(), guarded by health_mu_
 };
