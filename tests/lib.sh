@@ -35,7 +35,14 @@
 #                           (CAUSAL_BROKER_DIR), stopped at exit; B is its bootstrap list
 #                           (not exported: a test may want brokers named otherwise); exit 1,
 #                           naming WHAT, when it does not start
-# SRC (the source directory) must be set for create_topic and own_broker, BUILD for the
+#   txn_outcome TOPIC PARTITION OFFSET
+#                           one line: what the broker wrote of the record at OFFSET (Kafka's
+#                           kafka-dump-log on a replica's segment files in CAUSAL_BROKER_DIR):
+#                           its batch's producer id and epoch, and the marker (COMMIT or
+#                           ABORT) that ended its transaction in that partition. It tells a
+#                           transaction that the broker committed from one that a reader
+#                           showed although it was aborted
+# SRC (the source directory) must be set for create_topic, own_broker and txn_outcome, BUILD for the
 # fixture's broker, CAUSAL for run and run_in.
 
 fails=0
@@ -144,4 +151,26 @@ own_broker() {
     tail -20 "$TMP/broker.err"
     exit 1
   }
+}
+
+txn_outcome() {
+  local topic=$1 partition=$2 offset=$3 dir
+  dir=$(ls -d "$CAUSAL_BROKER_DIR/data/$topic-$partition" "$CAUSAL_BROKER_DIR"/node-*/data/"$topic-$partition" 2>/dev/null | head -1)
+  [[ -n $dir ]] || { echo "$topic/$partition@$offset: no replica in $CAUSAL_BROKER_DIR"; return; }
+  "$SRC/scripts/test-broker" kafka-dump-log --print-data-log --files "$(ls "$dir"/*.log | paste -sd, -)" 2>/dev/null |
+    awk -v off="$offset" -v what="$topic/$partition@$offset" '
+      function field(name,   i) { for (i = 1; i < NF; i++) if ($i == name ":") return $(i + 1); return "" }
+      /^baseOffset:/ {
+        base = field("baseOffset") + 0; last = field("lastOffset") + 0; pid = field("producerId")
+        if (!found && base <= off && off <= last) {
+          found = 1; want = pid
+          batch = sprintf("batch %d..%d of producer %s epoch %s, transactional %s", base, last, pid, field("producerEpoch"), field("isTransactional"))
+          if (field("isTransactional") != "true") { print what ": " batch; done = 1; exit }
+          next
+        }
+        if (found && field("isControl") == "true" && pid == want) { marker_at = base; marker_epoch = field("producerEpoch"); in_marker = 1; next }
+        in_marker = 0
+      }
+      in_marker && /endTxnMarker:/ { print what ": " batch "; its transaction ended here with " field("endTxnMarker") " at offset " marker_at " (epoch " marker_epoch ")"; done = 1; exit }
+      END { if (!done) print what ": " (found ? batch "; no marker of its transaction follows in this replica" : "not in this replica") }'
 }
