@@ -5,7 +5,7 @@
 // and serves the last round on /metrics with --listen.
 //
 // Exit: 0 stopped by SIGINT or SIGTERM; 2 usage error (at start-up, before any round);
-// 1 the --listen address does not bind, or standard output failed.
+// 1 the --listen address does not bind, or standard output failed; 130 a second signal.
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -16,6 +16,8 @@
 
 #include "causal/eprint.hpp"
 #include "causal/excerpt.hpp"
+#include "causal/kafka/config.hpp"
+#include "causal/kafka/offsets.hpp"
 #include "causal/kafka/watch.hpp"
 #include "metrics_server.hpp"
 #include "option_words.hpp"
@@ -52,6 +54,13 @@ Outcome run_watch(const WatchOptions& o) {
     if (!seen.insert(g).second) {
       return std::unexpected(usage_error(fmt::format("--group {} is given twice", quoted_excerpt(g))));
     }
+  }
+  // Bad options are refused before any round (exit 2), as every subcommand does: the
+  // connection's configuration and the scope. Brokers that do not answer are not: the watch
+  // goes on, an error line per group per round, until they do.
+  if (auto c = kafka::check_conf(o.conn); !c) return std::unexpected(c.error());
+  for (const auto& t : o.topics) {
+    if (auto s = kafka::parse_channel_spec(t, /*allow_offset=*/false); !s) return std::unexpected(s.error());
   }
   // The remedies reach the cluster this run reached (explain's words).
   std::vector<std::string> left_out;
@@ -144,7 +153,8 @@ void setup_watch(CLI::App& sub, Outcome& result) {
   causal watch --group billing | jq -r 'select(.verdict == "stuck") | .remedies[]'
   causal watch --group billing --topic orders --topic payments --interval 30 --listen 127.0.0.1:9468
 Prints one JSON line per change of a group's verdict (drains, stuck, undecided), and the first.
-Exit status: 0 stopped by SIGINT or SIGTERM, 1 the --listen address does not bind, 2 usage error.
+Exit status: 0 stopped by SIGINT or SIGTERM, 1 the --listen address does not bind or standard output
+fails, 2 usage error (at start-up), 130 a second SIGINT or SIGTERM while the first is served.
 Errors of one group in one round are one line on stderr; the watch goes on.)");
   sub.callback([opts, &result] { result = run_watch(*opts); });
 }

@@ -33,8 +33,8 @@ std::expected<ListenAddress, Error> parse_listen_address(std::string_view text, 
   std::string_view host = text.substr(0, colon);
   const std::string_view port = text.substr(colon + 1);
   if (host.starts_with('[')) {
-    if (!host.ends_with(']') || host.size() < 3)
-      return std::unexpected(malformed(text, "an unclosed [IPv6 address]", field));
+    if (!host.ends_with(']')) return std::unexpected(malformed(text, "an unclosed [IPv6 address]", field));
+    if (host.size() < 3) return std::unexpected(malformed(text, "an empty [IPv6 address]", field));
     host = host.substr(1, host.size() - 2);
   } else if (host.find(':') != std::string_view::npos) {
     return std::unexpected(malformed(text, "an IPv6 address goes in brackets, [::1]:PORT", field));

@@ -317,6 +317,11 @@ std::expected<ConfPtr, Error> build_conf(const ConnectionOptions& opts,
 
 }  // namespace
 
+std::expected<void, Error> check_conf(const ConnectionOptions& opts) {
+  if (auto conf = build_conf(opts, {}); !conf) return std::unexpected(conf.error());
+  return {};
+}
+
 std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
                                         const std::vector<std::pair<std::string, std::string>>& defaults) {
   auto conf = build_conf(opts, defaults);

@@ -76,9 +76,8 @@ void ProducerHost::dr_cb(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* 
   if (self->on_delivery) self->on_delivery(Produced{p.sink, m->offset, seq, p.user});
 }
 
-std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const ProducerOptions& opts, Names& names) {
-  std::unique_ptr<ProducerHost> h(new ProducerHost(opts, names));
-  h->brokers_ = brokers_in_effect(opts.connection);
+std::expected<HandlePtr, Error> ProducerHost::make_client() {
+  const ProducerOptions& opts = opts_;
   std::vector<std::pair<std::string, std::string>> defaults = {
       {"client.id", "causal-produce"},
       {"enable.idempotence", "true"},
@@ -103,7 +102,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   for (const auto& kv : opts.extra_defaults) defaults.push_back(kv);
   auto conf = make_conf(opts.connection, defaults);
   if (!conf) return std::unexpected(conf.error());
-  rd_kafka_conf_set_opaque(conf->get(), h.get());
+  rd_kafka_conf_set_opaque(conf->get(), this);
   rd_kafka_conf_set_dr_msg_cb(conf->get(), &ProducerHost::dr_cb);
   // librdkafka's log and error callbacks go to log_ (quoted in errors), not raw to stderr.
   rd_kafka_conf_set_log_cb(conf->get(), [](const rd_kafka_t* k, int level, const char* fac, const char* buf) {
@@ -116,13 +115,75 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf->get(), err, sizeof err);
   if (!rk) return std::unexpected(client_refused("producer", err));
   (void)conf->release();
-  h->rk_.reset(rk);
+  HandlePtr client(rk);
   // The partitioner's stickiness for null keys, as configured (librdkafka's default 10 ms, or a -X).
   char linger[32];
   std::size_t linger_size = sizeof linger;
   if (rd_kafka_conf_get(rd_kafka_conf(rk), "sticky.partitioning.linger.ms", linger, &linger_size) == RD_KAFKA_CONF_OK) {
-    h->sticky_linger_ = std::chrono::milliseconds(std::atoll(linger));
+    sticky_linger_ = std::chrono::milliseconds(std::atoll(linger));
   }
+  return client;
+}
+
+std::expected<void, Error> ProducerHost::init_transactions(rd_kafka_t* rk) {
+  if (rd_kafka_error_t* e = rd_kafka_init_transactions(rk, static_cast<int>(opts_.timeout.count()))) {
+    std::string text = txn_error_text(e);
+    auto no = denied(rd_kafka_error_code(e), "Write", "transactional id", *opts_.transactional_id);
+    rd_kafka_error_destroy(e);
+    if (no) return std::unexpected(runtime_error(*no));
+    return std::unexpected(runtime_error(
+        fmt::format("init_transactions for transactional id '{}' on {}: {}", *opts_.transactional_id, brokers_, text)));
+  }
+  return {};
+}
+
+// librdkafka keeps one producer epoch for every transaction (it has no transactions v2,
+// KIP-890): a request of an aborted transaction that reaches Kafka late (a produce retried
+// across a broker's restart, an abort that never reached the coordinator) can then join the
+// next transaction and be committed with it. Kafka fences what an older epoch sends, so
+// after every abort a new client takes the transactional id back (InitProducerId: Kafka
+// aborts whatever of the id is still open and bumps the epoch) before the next transaction.
+// The stamper stays: the sender, its sequence and its claims go on, the aborted sends
+// already forgotten.
+std::expected<void, Error> ProducerHost::renew() {
+  if (!opts_.transactional_id) return {};
+  Error last;
+  for (int attempt = 1; attempt <= kRenewAttempts; ++attempt) {
+    auto client = make_client();
+    if (client) {
+      auto init = init_transactions(client->get());
+      if (init) {
+        // The old client goes first, its topic handles with it; it has nothing in flight
+        // (the abort waited for it), and a report it still served would find pending_ whole.
+        for (auto& [name, t] : topics_) {
+          if (t.rkt) rd_kafka_topic_destroy(t.rkt);
+        }
+        topics_.clear();
+        rk_ = std::move(*client);
+        pending_.clear();
+        unserved_ = 0;
+        failed_.reset();
+        ++renewals_;
+        return {};
+      }
+      last = init.error();
+    } else {
+      last = client.error();
+    }
+    if (last.code != Errc::runtime) break;
+  }
+  return std::unexpected(Error{last.code, fmt::format("the transaction was aborted, but a new producer could not take "
+                                                      "transactional id {} back: {}",
+                                                      quoted_excerpt(*opts_.transactional_id), last.message)});
+}
+
+std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const ProducerOptions& opts, Names& names) {
+  std::unique_ptr<ProducerHost> h(new ProducerHost(opts, names));
+  h->brokers_ = brokers_in_effect(opts.connection);
+  auto client = h->make_client();
+  if (!client) return std::unexpected(client.error());
+  h->rk_ = std::move(*client);
+  rd_kafka_t* rk = h->rk_.get();
 
   h->sender_name_ = opts.sender ? *opts.sender : fmt::format("{}-{}", opts.sender_prefix, random_hex(16));
   if (!valid_sender_name(h->sender_name_)) {
@@ -172,14 +233,7 @@ std::expected<std::unique_ptr<ProducerHost>, Error> ProducerHost::open(const Pro
     }
   }
   if (opts.transactional_id) {
-    if (rd_kafka_error_t* e = rd_kafka_init_transactions(rk, tmo)) {
-      std::string text = txn_error_text(e);
-      auto no = denied(rd_kafka_error_code(e), "Write", "transactional id", *opts.transactional_id);
-      rd_kafka_error_destroy(e);
-      if (no) return std::unexpected(runtime_error(*no));
-      return std::unexpected(runtime_error(fmt::format("init_transactions for transactional id '{}' on {}: {}",
-                                                       *opts.transactional_id, h->brokers_, text)));
-    }
+    if (auto init = h->init_transactions(rk); !init) return std::unexpected(init.error());
   }
   return h;
 }
@@ -290,6 +344,7 @@ std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
       } else {
         ++aborts_;
         text += "; the transaction was aborted";
+        if (auto r = renew(); !r) text += "; " + r.error().message;
       }
       in_txn_ = false;
     }
@@ -300,6 +355,7 @@ std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
   in_txn_ = false;
   if (opts_.stamp) stamper_->transaction_ended();
   ++(commit ? commits_ : aborts_);
+  if (!commit) return renew();
   return {};
 }
 
@@ -348,7 +404,8 @@ std::expected<void, Error> ProducerHost::abort_and_forget() {
   if (rd_kafka_outq_len(rk_.get()) == 0) pending_.clear();
   if (opts_.stamp) stamper_->transaction_abandoned();
   ++aborts_;
-  return check_failed();
+  if (auto c = check_failed(); !c) return c;
+  return renew();
 }
 std::expected<void, Error> ProducerHost::abort() { return end_transaction(false); }
 

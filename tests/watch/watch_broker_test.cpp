@@ -47,9 +47,11 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs `causal <args>` to its end with CAUSAL_BROKERS set; its exit status and stdout.
-std::pair<int, std::string> causal_run(const std::vector<std::string>& args) {
-  std::string cmd = "CAUSAL_BROKERS=" + quote(causal::test::bootstrap()) + " " + quote(CAUSAL_BIN);
+// Runs `causal <args>` to its end with CAUSAL_BROKERS set (unset without `brokers`); its
+// exit status and stdout.
+std::pair<int, std::string> causal_run(const std::vector<std::string>& args, bool brokers = true) {
+  std::string cmd = (brokers ? "CAUSAL_BROKERS=" + quote(causal::test::bootstrap()) : std::string("env -u CAUSAL_BROKERS")) +
+                    " " + quote(CAUSAL_BIN);
   for (const auto& a : args) cmd += " " + quote(a);
   cmd += " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -308,6 +310,19 @@ TEST_CASE("usage errors exit 2 at start-up", "[watch][broker]") {
   CHECK(rc == 2);
   CHECK(out.starts_with("causal: --listen 'nonsense': no port"));
   CHECK(out.find('\n') == out.size() - 1);
+  // What a round would refuse is refused before the first, as explain refuses it: no
+  // brokers, a property causal sets itself, a --topic that is no channel.
+  const auto [rc_nb, out_nb] = causal_run({"watch", "--group", "g"}, /*brokers=*/false);
+  CHECK(rc_nb == 2);
+  CHECK(out_nb.starts_with("causal: no Kafka brokers given"));
+  const auto [rc_x, out_x] = causal_run({"watch", "--group", "g", "-X", "group.id=x"});
+  CHECK(rc_x == 2);
+  CHECK(out_x.find("group.id") != std::string::npos);
+  CHECK(out_x.find("causal watch: group") == std::string::npos);
+  const auto [rc_t, out_t] = causal_run({"watch", "--group", "g", "--topic", "bad/x"});
+  CHECK(rc_t == 2);
+  CHECK(out_t.starts_with("causal: 'bad/x': partition 'x' is not a non-negative integer"));
+  CHECK(out_t.find('\n') == out_t.size() - 1);
 }
 
 TEST_CASE("brokers down: an error line per round, the watch goes on, and SIGTERM exits 0", "[watch][broker]") {

@@ -50,6 +50,11 @@ struct ConnectionOptions {
 std::expected<ConfPtr, Error> make_conf(const ConnectionOptions& opts,
                                         const std::vector<std::pair<std::string, std::string>>& defaults);
 
+// The usage errors make_conf would return for `opts` (no brokers, a refused or unknown
+// property, a missing file or section), without contacting any broker: for a command that
+// must refuse bad options at start-up but goes on while the brokers are away.
+std::expected<void, Error> check_conf(const ConnectionOptions& opts);
+
 // The value to show for a property in output or logs.
 std::string redacted(std::string_view key, std::string_view value);
 

@@ -16,7 +16,10 @@
 //   - transactional with a transactional id: init at open(); begin(), commit() and abort()
 //     flush every send first (so every send is acknowledged and claimed by offset before the
 //     transaction ends, as Stamper::transaction_ended requires). Aborted records occupy real
-//     offsets; claims on them are satisfied at consumers by bridging.
+//     offsets; claims on them are satisfied at consumers by bridging. After every abort a new
+//     librdkafka client takes the transactional id back (renew: a new producer epoch, so
+//     that nothing of the aborted transaction that reaches Kafka late can join the next one);
+//     the sender stays the same.
 //   - extra claims per record (OutRecord::extra) are joined into the stamp: the way to script
 //     relayed claims, e.g. a sequence claim a relay would carry in its custody.
 //
@@ -116,7 +119,9 @@ class ProducerHost {
                                     const rd_kafka_consumer_group_metadata_t* group);
   // Aborts the open transaction whatever its sends' state (a failed delivery included):
   // librdkafka purges what is queued; the stamper forgets the sends never acknowledged and
-  // the failed delivery is cleared. Errors: a fatal producer error (fenced, ...).
+  // the failed delivery is cleared. Errors: a fatal producer error (fenced, ...); a new
+  // client that could not take the transactional id back (after kRenewAttempts tries).
+  // abort(), and a commit that had to abort, take it back likewise.
   std::expected<void, Error> abort_and_forget();
   bool in_transaction() const { return in_txn_; }
   // The producer's fatal error is a fencing (another producer took the transactional id, or
@@ -146,6 +151,8 @@ class ProducerHost {
   std::uint64_t delivered() const { return delivered_; }
   std::uint64_t commits() const { return commits_; }
   std::uint64_t aborts() const { return aborts_; }
+  // Clients made again after an abort to take the transactional id back (renew).
+  std::uint64_t renewals() const { return renewals_; }
   // The end offset each sink partition was seeded with.
   const std::vector<std::pair<ChannelId, Offset>>& seeds() const { return seeds_; }
 
@@ -154,6 +161,11 @@ class ProducerHost {
   static void dr_cb(rd_kafka_t* rk, const rd_kafka_message_t* m, void* opaque);
   std::expected<void, Error> check_failed();
   std::expected<void, Error> end_transaction(bool commit);
+  std::expected<HandlePtr, Error> make_client();  // the librdkafka producer, opaque this
+  std::expected<void, Error> init_transactions(rd_kafka_t* rk);
+  // After an abort: a new client takes the transactional id back; see producer_host.cpp.
+  std::expected<void, Error> renew();
+  static constexpr int kRenewAttempts = 3;  // on runtime errors, each bounded by the timeout
   struct Topic {
     rd_kafka_topic_t* rkt = nullptr;
     int partitions = 0;
@@ -181,7 +193,7 @@ class ProducerHost {
     std::uint64_t user;
   };
   std::vector<Pending> pending_;  // by send index - 1 (the delivery report's opaque)
-  std::uint64_t sent_ = 0, delivered_ = 0, commits_ = 0, aborts_ = 0;
+  std::uint64_t sent_ = 0, delivered_ = 0, commits_ = 0, aborts_ = 0, renewals_ = 0;
   bool in_txn_ = false;
   std::optional<Error> failed_;
   std::vector<std::byte> header_buf_;
