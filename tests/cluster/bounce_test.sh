@@ -28,8 +28,13 @@
 #     record, upper-cased, once, and no aborted one;
 #   - causal order downstream: every claim of a delivered record on the output topic was
 #     delivered before it;
-#   - drain: within DRAIN_S seconds of the last fault the relays' commits reach the inputs'
-#     ends, and the downstream group's the output's;
+#   - drain: within DRAIN_S (180) seconds of the last fault the relays' commits reach the
+#     inputs' ends, and the downstream group's the output's. Unloaded they take a few
+#     seconds; on a loaded two-core machine, where the three nodes, the relays and other
+#     tests share the cores, the relay cut off last has taken up to about 150 s after its
+#     link healed to commit again (its requests of the cut-off time wait out librdkafka's
+#     timeouts first), so a drain slower than SLOW_S (90) is said, with the drain report;
+#     only one past DRAIN_S fails;
 #   - no relay left running but stuck: every relay still runs, the group has its three
 #     members, a last batch of input is relayed within DRAIN_S seconds, and each relay ends
 #     cleanly on SIGINT (exit 0).
@@ -42,7 +47,7 @@ CAUSAL=${1:?causal binary}
 RELAY=${2:?relay binary}
 SRC=${3:?source dir}
 export CAUSAL_BROKER_DIR=${4:?cluster state dir}
-readonly DRAIN_S=90
+readonly DRAIN_S=180 SLOW_S=90
 source "$SRC/tests/cluster/cluster_lib.sh"
 # The cluster is shared with the other cluster tests: every node runs and every proxy relays
 # again afterwards.
@@ -197,8 +202,14 @@ for s in a b; do [[ -s $TMP/source-$s.rounds ]] && say "source $s: rounds ended 
 
 # --- drain, and no relay stuck ----------------------------------------------------------------
 last_fault=$SECONDS
-wait_for "$DRAIN_S" relays_caught_up && ok ||
-  { bad "the relays did not drain within $DRAIN_S s of the last fault; $(tail -q -n 2 "$TMP"/relay-*.err)"; drain_report; }
+if wait_for "$SLOW_S" relays_caught_up; then
+  ok
+else
+  say "the relays have not drained $SLOW_S s after the last fault; waiting up to $DRAIN_S s in all:"
+  drain_report
+  wait_for $((DRAIN_S - SLOW_S)) relays_caught_up && ok ||
+    { bad "the relays did not drain within $DRAIN_S s of the last fault; $(tail -q -n 2 "$TMP"/relay-*.err)"; drain_report; }
+fi
 say "relays drained after $((SECONDS - last_fault)) s"
 for n in 1 2 3; do
   kill -0 "${relay_pid[$n]}" 2>/dev/null && ok || bad "relay $n ended during the run: $(tail -2 "$TMP/relay-$n.err")"
