@@ -12,14 +12,15 @@
 // start() binds and listens before it returns, so a bad address or a port another process
 // listens on is an error at start-up: a usage error (exit 2) for text that is not ADDR:PORT,
 // a runtime error (exit 1) for an address that does not bind; both name the caller's field
-// (tail's `metrics_listen`, watch's `listen`). The socket is not shared: unlike cpp-httplib's default it sets
-// SO_REUSEADDR only, never SO_REUSEPORT, so a second process asking for the same port fails
-// instead of taking half the scrapes.
+// (tail's `metrics_listen`, watch's `listen`). The socket is not shared: unlike
+// cpp-httplib's default it sets SO_REUSEADDR only, never SO_REUSEPORT, so a second process
+// asking for the same port fails instead of taking half the scrapes.
 //
 // Requests: GET /metrics answers 200 with kMetricsContentType and render()'s text; any other
-// path 404; other methods get cpp-httplib's own answer (400 for POST to /metrics). render() is called on the server's
-// thread, once per scrape: it must be safe to call while the owner works (a health()
-// snapshot is). stop() (and the destructor) stops listening and joins the thread.
+// path 404; other methods get cpp-httplib's own answer (400 for POST to /metrics). render()
+// is called on the server's thread, once per scrape: it must be safe to call while the
+// owner works (a health() snapshot is). stop() (and the destructor) stops listening and
+// joins the thread.
 #pragma once
 
 #include <expected>
