@@ -38,10 +38,20 @@
 #   txn_outcome TOPIC PARTITION OFFSET
 #                           one line: what the broker wrote of the record at OFFSET (Kafka's
 #                           kafka-dump-log on a replica's segment files in CAUSAL_BROKER_DIR):
-#                           its batch's producer id and epoch, and the marker (COMMIT or
-#                           ABORT) that ended its transaction in that partition. It tells a
+#                           its batch's producer id and epoch, the producer's marker before
+#                           it, and the marker (COMMIT or ABORT) that ended its transaction
+#                           in that partition. It tells a
 #                           transaction that the broker committed from one that a reader
 #                           showed although it was aborted
+#   markers_skipped TXID TOPIC PARTITION
+#                           true when a broker's log (CAUSAL_BROKER_DIR) says that Kafka
+#                           skipped the transaction markers of TXID for TOPIC-PARTITION:
+#                           its transaction coordinator drops the markers for a partition
+#                           that has no leader at that moment ("likely deleted already"), as
+#                           every partition of a single node has while the node shuts down,
+#                           and completes the transaction. The aborted records then stay
+#                           open in that partition, and the producer's next marker there
+#                           commits them. Prints the broker's line
 # SRC (the source directory) must be set for create_topic, own_broker and txn_outcome, BUILD for the
 # fixture's broker, CAUSAL for run and run_in.
 
@@ -165,12 +175,23 @@ txn_outcome() {
         if (!found && base <= off && off <= last) {
           found = 1; want = pid
           batch = sprintf("batch %d..%d of producer %s epoch %s, transactional %s", base, last, pid, field("producerEpoch"), field("isTransactional"))
+          if (pid in prev) batch = batch " (after the producer'"'"'s " prev[pid] ")"
           if (field("isTransactional") != "true") { print what ": " batch; done = 1; exit }
           next
         }
         if (found && field("isControl") == "true" && pid == want) { marker_at = base; marker_epoch = field("producerEpoch"); in_marker = 1; next }
-        in_marker = 0
+        if (!found && field("isControl") == "true") { prev_pid = pid; prev_at = base; prev_epoch = field("producerEpoch"); in_prev = 1; next }
+        in_marker = 0; in_prev = 0
       }
+      in_prev && /endTxnMarker:/ { prev[prev_pid] = field("endTxnMarker") " at offset " prev_at " (epoch " prev_epoch ")"; in_prev = 0; next }
       in_marker && /endTxnMarker:/ { print what ": " batch "; its transaction ended here with " field("endTxnMarker") " at offset " marker_at " (epoch " marker_epoch ")"; done = 1; exit }
       END { if (!done) print what ": " (found ? batch "; no marker of its transaction follows in this replica" : "not in this replica") }'
+}
+
+markers_skipped() {
+  local txid=$1 topic=$2 partition=$3
+  cat "$CAUSAL_BROKER_DIR"/logs/server.log "$CAUSAL_BROKER_DIR"/node-*/logs/server.log 2>/dev/null |
+    grep -F "while trying to send transaction markers for $txid," |
+    grep -E "Couldn't find leader endpoint for partitions (Set|HashSet)\(([^)]*, )?$topic-$partition(, [^)]*)?\)" | head -1 |
+    grep .
 }
