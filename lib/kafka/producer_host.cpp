@@ -138,9 +138,9 @@ std::expected<void, Error> ProducerHost::init_transactions(rd_kafka_t* rk) {
 }
 
 // librdkafka keeps one producer epoch for every transaction (it has no transactions v2,
-// KIP-890): a request of an aborted transaction that reaches Kafka late (a produce retried
-// across a broker's restart, an abort that never reached the coordinator) can then join the
-// next transaction and be committed with it. Kafka fences what an older epoch sends, so
+// KIP-890): a request of an aborted transaction that reaches Kafka late (a produce delayed
+// past the abort; an abort that never reached the coordinator) can then join the next
+// transaction and be committed with it. Kafka fences what an older epoch sends, so
 // after every abort a new client takes the transactional id back (InitProducerId: Kafka
 // aborts whatever of the id is still open and bumps the epoch) before the next transaction.
 // The stamper stays: the sender, its sequence and its claims go on, the aborted sends

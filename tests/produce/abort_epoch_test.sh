@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # After an abort, causal produce takes its transactional id back with a new producer epoch
-# before its next transaction (causal-produce(1), TRANSACTIONS): librdkafka keeps one epoch
+# before its next transaction (causal-produce(1), DESCRIPTION): librdkafka keeps one epoch
 # for every transaction, so without it a request of the aborted transaction that reached
 # Kafka late could join the next one and be committed with it. Checked in the broker's own
 # log (Kafka's kafka-dump-log): a committed, an aborted and a committed transaction, in that
