@@ -125,35 +125,7 @@ committed_inputs=$(jq -r .payload "$TMP/in.json" | sort)
 # early, the sooner the more loaded the machine (112 seen at a load of 15), so the floor is
 # what makes the checks below mean something, not a count the run must reach.
 [[ $(grep -c . <<<"$committed_inputs") -ge 64 ]] && ok || bad "too few committed input records: $(grep -c . <<<"$committed_inputs")"
-aborted_seen=$(jq -r 'select(.payload | startswith("x-")) | "\(.topic)/\(.partition)@\(.offset)=\(.payload)"' "$TMP/in.json")
-# An aborted record read as committed is causal's failure unless Kafka's own log says why:
-# its transaction coordinator skipped the abort's markers for a partition without a leader
-# (markers_skipped, tests/lib.sh), which a broker shutting down can cause. Those records are
-# then committed in the log, and the checks below take the log as it is.
-unexplained=""
-skipped=""
-while IFS= read -r seen; do
-  [[ -n $seen ]] || continue
-  at=${seen%%=*}
-  value=${seen#*=}
-  IFS=- read -r _ name round _ <<<"$value"
-  if line=$(markers_skipped "src-$name-$round" "${at%%/*}" "$(cut -d/ -f2 <<<"${at%@*}")"); then
-    skipped+="$seen "
-  else
-    unexplained+="$seen "
-  fi
-done <<<"$aborted_seen"
-if [[ -n $unexplained ]]; then
-  bad "an aborted source record is committed: $(echo $unexplained | cut -c1-300)"
-  # What the broker's log says ended each such record's transaction.
-  for seen in $(head -3 <<<"$aborted_seen"); do
-    at=${seen%%=*}
-    txn_outcome "${at%%/*}" "$(cut -d/ -f2 <<<"${at%@*}")" "${at##*@}"
-  done
-else
-  ok
-  [[ -z $skipped ]] || echo "note: aborted source records read as committed, $(echo $skipped | cut -c1-200): Kafka skipped their abort's markers on a partition without a leader (${line:0:160})"
-fi
+aborted_inputs_check "$TMP/in.json" "src-%s-%s"
 
 timeout 120 "$CAUSAL" tail --group downstream --commit -e --format jsonl out >"$TMP/down.jsonl" 2>"$TMP/down.err"
 rc=$?
