@@ -119,17 +119,29 @@ down_caught_up() {
   got=$("$CAUSAL" explain --group "$down" --topic "$out" --format json 2>/dev/null | jq -r '.source.committed[] | "\(.partition)=\(.offset)"' | sort)
   [[ -n $want && $want == "$got" ]]
 }
-# drain_report: what a failure to drain needs to be understood, one line each: the group's
-# view of every input partition (Kafka's own tool: owner, committed offset, end, lag), each
-# input's last stable offset (a transaction left open holds it), then
-# what each relay says of its partitions (/metrics: frontier, held records, what a held head
-# waits on, generation).
+# behind: one line per input partition the relays' commits have not reached: its committed
+# offset, last stable offset and high watermark. A committed offset at a stuck LSO is an open
+# transaction of a source, not the relays; one below it is the relays'.
+behind() {
+  local committed
+  committed=$("$CAUSAL" explain --group "$relays" --topic "$in_a" --topic "$in_b" --format json 2>/dev/null |
+    jq -c '[.source.committed[] | {key: "\(.topic)/\(.partition)", value: .offset}] | from_entries')
+  [[ -n $committed ]] || committed='{}'
+  "$CAUSAL" baseline "$in_a" "$in_b" --format json 2>/dev/null |
+    jq -r --argjson c "$committed" '.channels[] | "\(.topic)/\(.partition)" as $p | select($c[$p] != .high_watermark) |
+      "\($p) committed \($c[$p] // "none") lso \(.lso) high watermark \(.high_watermark)"' | paste -sd ';' - | sed 's/;/; /g'
+}
+# drain_report: what a failure to drain needs to be understood, most telling first (a CI log
+# may keep only the first lines of a failed test): the partitions behind (above), causal
+# explain's verdict on the relays' group (what an engineer would run: it names a transaction
+# that pins an LSO, a held head and what it waits on), each relay's /metrics for its
+# partitions (frontier, held records, what a held head waits on, generation), and the
+# group's view of every input partition from Kafka's own tool (owner, committed offset, end,
+# lag).
 drain_report() {
   local n port
-  "$TB" kafka-consumer-groups --bootstrap-server "$B" --describe --group "$relays" 2>&1 |
-    awk 'NF && $1 != "GROUP" { printf "  group: %s\n", $0 }'
-  "$CAUSAL" baseline "$in_a" "$in_b" --format json 2>&1 |
-    jq -r '.channels[]? | "  input: \(.topic)/\(.partition) lso \(.lso) high watermark \(.high_watermark)"'
+  say "  behind: $(behind)"
+  "$CAUSAL" explain --group "$relays" --topic "$in_a" --topic "$in_b" 2>&1 | head -8 | sed 's/^/  explain: /'
   for n in 1 2 3; do
     port=$(sed -n 's|.*serving metrics on http://.*:\([0-9][0-9]*\)/metrics.*|\1|p' "$TMP/relay-$n.err" | head -1)
     [[ -n $port ]] || continue
@@ -137,6 +149,8 @@ drain_report() {
       grep -E '^causal_(frontier_offset|held_records|held_head_waiting|member_generation|failed_closed|hold_budget_paused)' |
       grep -v ' 0$' | sed "s/^/  relay $n: /"
   done
+  "$TB" kafka-consumer-groups --bootstrap-server "$B" --describe --group "$relays" 2>&1 |
+    awk 'NF && $1 != "GROUP" { printf "  group: %s\n", $0 }'
 }
 relay_members() { "$CAUSAL" explain --group "$relays" --topic "$in_a" --topic "$in_b" --format json 2>/dev/null | jq '.source.members'; }
 three_members() { [[ $(relay_members) == 3 ]]; }
@@ -208,7 +222,7 @@ else
   say "the relays have not drained $SLOW_S s after the last fault; waiting up to $DRAIN_S s in all:"
   drain_report
   wait_for $((DRAIN_S - SLOW_S)) relays_caught_up && ok ||
-    { bad "the relays did not drain within $DRAIN_S s of the last fault; $(tail -q -n 2 "$TMP"/relay-*.err)"; drain_report; }
+    { bad "the relays did not drain within $DRAIN_S s of the last fault: $(behind); $(tail -q -n 2 "$TMP"/relay-*.err)"; drain_report; }
 fi
 say "relays drained after $((SECONDS - last_fault)) s"
 for n in 1 2 3; do
@@ -220,7 +234,7 @@ for t in "$in_a" "$in_b"; do
   printf '{"value":"last-%s-1","partition":0}\n{"value":"last-%s-2","partition":1}\n' "$t" "$t" |
     "$CAUSAL" produce --transactional-id "bounce-last-$t" "$t" >/dev/null 2>>"$TMP/last.err" || bad "the last batch to $t: $(tail -1 "$TMP/last.err")"
 done
-wait_for "$DRAIN_S" relays_caught_up && ok || { bad "the last batch was not relayed within $DRAIN_S s: a relay is stuck"; drain_report; }
+wait_for "$DRAIN_S" relays_caught_up && ok || { bad "the last batch was not relayed within $DRAIN_S s: a relay is stuck: $(behind)"; drain_report; }
 wait_for "$DRAIN_S" down_caught_up && ok || bad "the downstream group did not drain within $DRAIN_S s: $(tail -2 "$TMP/down-1.err")"
 say "downstream drained"
 for n in 1 2 3; do
