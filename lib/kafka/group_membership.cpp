@@ -510,7 +510,13 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
       host->observer_->note(c.error().message);
     }
   }
-  std::vector<ChannelId> next = assignment;
+  // The next assignment follows from what librdkafka has assigned (owned), not from the
+  // gate's channels: while a generation is pending (its committed offsets could not be read)
+  // the gate has none, and a rebalance then (any other member joining or leaving) would
+  // otherwise drop every partition still assigned: librdkafka would go on fetching them for
+  // this member, the group would count them as its, and nothing of them would be delivered
+  // or committed again.
+  std::vector<ChannelId> next = owned;
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     if (!coop) next.clear();
     for (int i = 0; i < parts->cnt; ++i) {
@@ -524,9 +530,11 @@ void ConsumerHost::Impl::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_parti
       next.erase(std::remove(next.begin(), next.end(), c), next.end());
     }
   }
+  // Kept: assigned before and after, so librdkafka is not told of them again; they are
+  // sought to the new generation's baselines.
   const std::vector<ChannelId> kept = [&] {
     std::vector<ChannelId> k;
-    for (ChannelId c : assignment) {
+    for (ChannelId c : owned) {
       if (std::find(next.begin(), next.end(), c) != next.end()) k.push_back(c);
     }
     return k;

@@ -218,13 +218,18 @@ for s in a b; do [[ -s $TMP/source-$s.rounds ]] && say "source $s: rounds ended 
 last_fault=$SECONDS
 if wait_for "$SLOW_S" relays_caught_up; then
   ok
+  say "relays drained after $((SECONDS - last_fault)) s"
 else
   say "the relays have not drained $SLOW_S s after the last fault; waiting up to $DRAIN_S s in all:"
   drain_report
-  wait_for $((DRAIN_S - SLOW_S)) relays_caught_up && ok ||
-    { bad "the relays did not drain within $DRAIN_S s of the last fault: $(behind); $(tail -q -n 2 "$TMP"/relay-*.err)"; drain_report; }
+  if wait_for $((DRAIN_S - SLOW_S)) relays_caught_up; then
+    ok
+    say "relays drained after $((SECONDS - last_fault)) s"
+  else
+    bad "the relays did not drain within $DRAIN_S s of the last fault: $(behind); $(tail -q -n 2 "$TMP"/relay-*.err)"
+    drain_report
+  fi
 fi
-say "relays drained after $((SECONDS - last_fault)) s"
 for n in 1 2 3; do
   kill -0 "${relay_pid[$n]}" 2>/dev/null && ok || bad "relay $n ended during the run: $(tail -2 "$TMP/relay-$n.err")"
 done

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -997,6 +998,93 @@ TEST_CASE("a member whose group's commit is pending in an open transaction waits
   CHECK(recs[0]["value"] == "r0");
   CHECK(recs[2]["value"] == "r2");
   CHECK(t::committed_offsets(group, T, {0}).at(0) == 5);  // past r0..r2, the aborted record and its marker
+}
+
+// A member whose generation is pending (it could not read the committed offsets: a commit
+// pending in an open transaction on one of its partitions) still owns what librdkafka
+// assigned it. A rebalance meanwhile (a second member joining takes one partition) must keep
+// the other: once the transaction ends, the member starts its generation with it and reads
+// it. Before, such a rebalance dropped every partition still assigned: librdkafka went on
+// fetching it for the member, the group counted it as the member's, and its records were
+// never delivered or committed (the cluster bounce test's stalled relay).
+TEST_CASE("a rebalance while a member's generation is pending keeps the partitions it still owns") {
+  // Classic members with cooperative-sticky: an eager assignor revokes everything first.
+  for (const std::string protocol :
+       {"classic -X partition.assignment.strategy=cooperative-sticky", "consumer"}) {
+    DYNAMIC_SECTION("group protocol " << protocol) {
+      std::string T = t::create_topic("tail-pending-rebalance", 2);
+      std::string group = t::unique_name("pending-rebalance");
+      t::TransactionalProducer p;
+      p.begin();
+      p.send(T, t::Record("in-txn", 1));
+      rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
+      rd_kafka_topic_partition_list_add(offs, T.c_str(), 1)->offset = 0;
+      rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
+      rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
+      rd_kafka_consumer_group_metadata_destroy(cgm);
+      rd_kafka_topic_partition_list_destroy(offs);
+      if (e) {
+        std::string why = rd_kafka_error_string(e);
+        rd_kafka_error_destroy(e);
+        FAIL("send_offsets_to_transaction: " << why);
+      }
+
+      auto member = [&](const std::string& name) {
+        std::string out = tmpdir() + "/" + group + "-" + name + ".out", err = tmpdir() + "/" + group + "-" + name + ".err";
+        std::string cmd = "exec " + quote(causal_bin()) + " tail " + brokers() + " --group " + group +
+                          " --commit --group-protocol " + protocol + " --timeout-ms 2000 --format jsonl " + T + " > " +
+                          out + " 2> " + err;
+        pid_t pid = fork();
+        if (pid == 0) {
+          execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+          _exit(127);
+        }
+        return std::tuple{pid, out, err};
+      };
+      auto [a, a_out, a_err] = member("a");
+      // a owns both partitions and cannot start its generation: T/1's commit is pending.
+      bool a_pending = t::eventually([&] { return slurp(a_err).find("trying again") != std::string::npos; }, 30s);
+      auto [b, b_out, b_err] = member("b");
+      // b has its partition once a has given it up (both cooperative): a's rebalance ran
+      // while its generation was pending. b says so whichever it got: T/0
+      // starts, T/1 waits for the commit as a did.
+      bool b_assigned = a_pending && t::eventually(
+                                         [&] {
+                                           std::string text = slurp(b_err);
+                                           return text.find("generation 1 assigned") != std::string::npos ||
+                                                  text.find("trying again") != std::string::npos;
+                                         },
+                                         30s);
+      p.abort();  // the pending commit goes with it: both partitions start at the beginning
+      t::Producer w;
+      w.send(T, {t::Record("p0", 0), t::Record("p1", 1)});
+      auto delivered = [&] {
+        std::set<std::string> values;
+        for (const auto& path : {a_out, b_out}) {
+          for (const auto& r : records(lines(slurp(path)))) values.insert(r["value"].get<std::string>());
+        }
+        return values;
+      };
+      bool both = b_assigned && t::eventually([&] { return delivered() == std::set<std::string>{"p0", "p1"}; }, 40s);
+      for (pid_t pid : {a, b}) kill(pid, SIGINT);
+      for (pid_t pid : {a, b}) {
+        int status = 0;
+        auto until = std::chrono::steady_clock::now() + 30s;
+        while (waitpid(pid, &status, WNOHANG) == 0) {
+          if (std::chrono::steady_clock::now() > until) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+          }
+          std::this_thread::sleep_for(100ms);
+        }
+      }
+      INFO("a: " << slurp(a_out) << slurp(a_err) << "\nb: " << slurp(b_out) << slurp(b_err));
+      REQUIRE(a_pending);
+      REQUIRE(b_assigned);
+      CHECK(both);
+      CHECK(delivered() == std::set<std::string>{"p0", "p1"});
+    }
+  }
 }
 
 // SIGINT or SIGTERM killing a transactional produce would leave its transaction open: the
