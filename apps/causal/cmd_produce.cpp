@@ -71,7 +71,8 @@ void setup_produce(CLI::App& sub, Outcome& result) {
   one_of(sub.add_option("--report", o->report, "Print one line per delivered record on stdout: jsonl"), {"jsonl"});
   sub.add_option("--timeout-ms", o->timeout_ms,
                  "Kafka: give up after this many ms on the metadata and end offsets at start, on each "
-                 "record's delivery (message.timeout.ms), and on each transaction's commit (default 30000)")
+                 "record's delivery (message.timeout.ms), and on each transaction's commit, which is resumed up to 4 "
+                 "times when it times out (default 30000)")
       ->check(whole_number(1));
   sub.footer(R"(Input (--input jsonl), one object per line; every field optional:
   {"key":"k","value":"v","headers":[{"name":"h","value":"x"}],"partition":1,"topic":"t",
@@ -429,9 +430,13 @@ Outcome run_produce(const ProduceOptions& o) {
   if (aborted_open) {
     eprint(" (the last one on the {})", outcome.error().code == Errc::interrupted ? "interrupt" : "error");
   }
-  // A transaction neither committed nor aborted (a fatal error: fenced): in the log, but no
-  // read_committed reader ever sees its records, --report lines included.
-  if (transactional && host.in_transaction() && !aborted_open) {
+  // A commit that timed out on every attempt is still in progress: the coordinator may have
+  // it and complete it, so nothing is claimed either way.
+  if (transactional && host.in_transaction() && !aborted_open && host.end_unknown()) {
+    eprint("; the last one's {} timed out: Kafka may still complete it", o.abort ? "abort" : "commit");
+  } else if (transactional && host.in_transaction() && !aborted_open) {
+    // A transaction neither committed nor aborted (a fatal error: fenced): in the log, but no
+    // read_committed reader ever sees its records, --report lines included.
     eprint("; the last one was not committed: read_committed readers never see its records");
   }
   eprint("\n");

@@ -333,7 +333,22 @@ std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
   // what Stamper::transaction_ended requires; aborted sends keep their real offsets.
   if (auto r = flush(); !r) return r;
   int tmo = static_cast<int>(opts_.timeout.count());
-  rd_kafka_error_t* e = commit ? rd_kafka_commit_transaction(rk_.get(), tmo) : rd_kafka_abort_transaction(rk_.get(), tmo);
+  // A commit or abort that times out (its coordinator away: a node restarting, a network cut)
+  // is still in progress in librdkafka, which refuses any other transactional call until it
+  // completes ("Conflicting commit_transaction API call is already in progress"): an abort
+  // cannot take its place, and the commit may well have reached the coordinator. It is
+  // resumed by calling it again, for up to kEndAttempts timeouts in all, as abort_and_forget
+  // does.
+  rd_kafka_error_t* e = nullptr;
+  for (int attempt = 1;; ++attempt) {
+    e = commit ? rd_kafka_commit_transaction(rk_.get(), tmo) : rd_kafka_abort_transaction(rk_.get(), tmo);
+    if (!e || !rd_kafka_error_is_retriable(e) || rd_kafka_error_is_fatal(e) || rd_kafka_error_txn_requires_abort(e) ||
+        attempt == kEndAttempts) {
+      break;
+    }
+    rd_kafka_error_destroy(e);
+  }
+  end_unknown_ = e && rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) && !rd_kafka_error_txn_requires_abort(e);
   if (e) {
     std::string text = txn_error_text(e);
     bool abortable = rd_kafka_error_txn_requires_abort(e);
@@ -387,12 +402,12 @@ std::expected<void, Error> ProducerHost::abort_and_forget() {
     return check_failed();  // fatal errors only
   }
   // A broker that is away (restarting, a coordinator moving) makes the abort time out with a
-  // retriable error: try again, for up to four timeouts, before giving up.
+  // retriable error: try again, for up to kEndAttempts timeouts, before giving up.
   for (int attempt = 1;; ++attempt) {
     rd_kafka_error_t* e = rd_kafka_abort_transaction(rk_.get(), static_cast<int>(opts_.timeout.count()));
     if (!e) break;
     std::string text = txn_error_text(e);
-    const bool retry = rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) && attempt < 4;
+    const bool retry = rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) && attempt < kEndAttempts;
     rd_kafka_error_destroy(e);
     if (!retry) return std::unexpected(runtime_error(fmt::format("abort_transaction: {}", text)));
   }

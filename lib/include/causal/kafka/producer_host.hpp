@@ -109,6 +109,8 @@ class ProducerHost {
   // REQUIRES: transactional; no transaction open.
   std::expected<void, Error> begin();
   // Flush, then commit or abort; Stamper::transaction_ended. REQUIRES: a transaction open.
+  // A commit or abort that times out is resumed (librdkafka allows nothing else until it
+  // completes), for up to kEndAttempts timeouts in all.
   std::expected<void, Error> commit();
   std::expected<void, Error> abort();
   // A consume-transform-produce commit (exactly-once): send `offsets` (with their metadata)
@@ -124,6 +126,9 @@ class ProducerHost {
   // abort(), and a commit that had to abort, take it back likewise.
   std::expected<void, Error> abort_and_forget();
   bool in_transaction() const { return in_txn_; }
+  // The last commit or abort timed out on every attempt: librdkafka still has it in progress,
+  // so its outcome is unknown (the coordinator may have it and complete it).
+  bool end_unknown() const { return end_unknown_; }
   // The producer's fatal error is a fencing (another producer took the transactional id, or
   // Kafka aborted a transaction open past transaction.timeout.ms): only a new producer goes on.
   bool fenced() const;
@@ -166,6 +171,7 @@ class ProducerHost {
   // After an abort: a new client takes the transactional id back; see producer_host.cpp.
   std::expected<void, Error> renew();
   static constexpr int kRenewAttempts = 3;  // on runtime errors, each bounded by the timeout
+  static constexpr int kEndAttempts = 4;    // calls of a commit or abort that time out
   struct Topic {
     rd_kafka_topic_t* rkt = nullptr;
     int partitions = 0;
@@ -195,6 +201,7 @@ class ProducerHost {
   std::vector<Pending> pending_;  // by send index - 1 (the delivery report's opaque)
   std::uint64_t sent_ = 0, delivered_ = 0, commits_ = 0, aborts_ = 0, renewals_ = 0;
   bool in_txn_ = false;
+  bool end_unknown_ = false;
   std::optional<Error> failed_;
   std::vector<std::byte> header_buf_;
   std::chrono::milliseconds sticky_linger_{0};
