@@ -34,6 +34,7 @@
 
 #include <fmt/core.h>
 
+#include "encoding.hpp"
 #include "varint.hpp"
 #include "wire_format.hpp"
 
@@ -492,84 +493,100 @@ std::expected<void, DecodeError> decode_general(std::span<const std::byte> bytes
   return decode_fields(bytes, names, out);
 }
 
+namespace encoding {
+
+void put_origin(const Origin& origin, const Names& names, std::vector<std::byte>& out) {
+  if (origin.seq == 0) throw std::invalid_argument("encode: origin send number 0 (seqs start at 1)");
+  put_string(out, names.sender_name(origin.sender));
+  wire::put_varint(out, origin.seq);
+}
+
+void put_offset_claims(std::span<const OffsetClaim> offsets, const Names& names,
+                       std::vector<std::byte>& out) {
+  thread_local std::vector<NamedOffset> claims;  // scratch: no allocation once warm
+  claims.clear();
+  for (const auto& c : offsets) {
+    if (c.offset < 0) throw std::invalid_argument("encode: negative offset claim");
+    claims.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel), c.offset});
+  }
+  sort_small(claims, [](const NamedOffset& a, const NamedOffset& b) {
+    if (a.topic != b.topic) {
+      if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
+    }
+    return a.partition < b.partition;
+  });
+  std::size_t topics = 1;
+  for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
+  wire::put_varint(out, topics);
+  for (std::size_t i = 0; i < claims.size();) {
+    std::size_t j = i;
+    while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
+    put_string(out, *claims[i].topic);
+    wire::put_varint(out, j - i);
+    for (std::size_t k = i; k < j; ++k) {
+      auto p = static_cast<std::uint64_t>(claims[k].partition);
+      wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition) - 1);
+      // Both offsets are in 0..2^63-1, so the difference cannot overflow.
+      wire::put_varint(out, k == i ? static_cast<std::uint64_t>(claims[k].offset)
+                                   : zigzag(claims[k].offset - claims[k - 1].offset));
+    }
+    i = j;
+  }
+}
+
+void put_seq_claims(std::span<const SeqClaim> seqs, const Names& names, std::vector<std::byte>& out) {
+  thread_local std::vector<NamedSeq> claims;
+  claims.clear();
+  for (const auto& c : seqs) {
+    if (c.seq == 0) throw std::invalid_argument("encode: sequence claim with send number 0");
+    claims.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel),
+                      &names.sender_name(c.sender), c.seq});
+  }
+  sort_small(claims, [](const NamedSeq& a, const NamedSeq& b) {
+    if (a.topic != b.topic) {
+      if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
+    }
+    if (a.partition != b.partition) return a.partition < b.partition;
+    return a.sender != b.sender && a.sender->compare(*b.sender) < 0;
+  });
+  std::size_t topics = 1;
+  for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
+  wire::put_varint(out, topics);
+  for (std::size_t i = 0; i < claims.size();) {
+    std::size_t j = i;
+    while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
+    put_string(out, *claims[i].topic);
+    wire::put_varint(out, j - i);
+    for (std::size_t k = i; k < j; ++k) {
+      auto p = static_cast<std::uint64_t>(claims[k].partition);
+      wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition));
+      put_string(out, *claims[k].sender);
+      wire::put_varint(out, claims[k].seq);
+    }
+    i = j;
+  }
+}
+
+void check_size(std::size_t bytes) {
+  if (bytes > kMaxHeaderBytes) {
+    throw std::length_error(
+        fmt::format("encode: clock needs {} bytes, over the {} byte header limit", bytes, kMaxHeaderBytes));
+  }
+}
+
+}  // namespace encoding
+
 void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out) {
   const std::size_t start = out.size();
-  std::uint8_t flags = (clock.origin ? kFlagOrigin : 0) | (clock.offsets().empty() ? 0 : kFlagOffsets) |
-                       (clock.seqs().empty() ? 0 : kFlagSeqs);
   out.push_back(static_cast<std::byte>(kWireVersion));
-  out.push_back(static_cast<std::byte>(flags));
-  if (clock.origin) {
-    if (clock.origin->seq == 0) throw std::invalid_argument("encode: origin send number 0 (seqs start at 1)");
-    put_string(out, names.sender_name(clock.origin->sender));
-    wire::put_varint(out, clock.origin->seq);
-  }
+  out.push_back(static_cast<std::byte>(encoding::flags_of(clock)));
+  if (clock.origin) encoding::put_origin(*clock.origin, names, out);
   if (!clock.offsets().empty()) {
-    thread_local std::vector<NamedOffset> claims;  // scratch: no allocation once warm
-    claims.clear();
-    for (const auto& c : clock.offsets()) {
-      if (c.offset < 0) throw std::invalid_argument("encode: negative offset claim");
-      claims.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel), c.offset});
-    }
-    sort_small(claims, [](const NamedOffset& a, const NamedOffset& b) {
-      if (a.topic != b.topic) {
-        if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
-      }
-      return a.partition < b.partition;
-    });
-    std::size_t topics = 1;
-    for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
-    wire::put_varint(out, topics);
-    for (std::size_t i = 0; i < claims.size();) {
-      std::size_t j = i;
-      while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
-      put_string(out, *claims[i].topic);
-      wire::put_varint(out, j - i);
-      for (std::size_t k = i; k < j; ++k) {
-        auto p = static_cast<std::uint64_t>(claims[k].partition);
-        wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition) - 1);
-        // Both offsets are in 0..2^63-1, so the difference cannot overflow.
-        wire::put_varint(out, k == i ? static_cast<std::uint64_t>(claims[k].offset)
-                                     : zigzag(claims[k].offset - claims[k - 1].offset));
-      }
-      i = j;
-    }
+    encoding::put_offset_claims(std::span(clock.offsets().data(), clock.offsets().size()), names, out);
   }
-  if (!clock.seqs().empty()) {
-    thread_local std::vector<NamedSeq> claims;
-    claims.clear();
-    for (const auto& c : clock.seqs()) {
-      if (c.seq == 0) throw std::invalid_argument("encode: sequence claim with send number 0");
-      claims.push_back({&names.channel_topic(c.channel), names.channel_partition(c.channel),
-                        &names.sender_name(c.sender), c.seq});
-    }
-    sort_small(claims, [](const NamedSeq& a, const NamedSeq& b) {
-      if (a.topic != b.topic) {
-        if (int k = a.topic->compare(*b.topic); k != 0) return k < 0;
-      }
-      if (a.partition != b.partition) return a.partition < b.partition;
-      return a.sender != b.sender && a.sender->compare(*b.sender) < 0;
-    });
-    std::size_t topics = 1;
-    for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
-    wire::put_varint(out, topics);
-    for (std::size_t i = 0; i < claims.size();) {
-      std::size_t j = i;
-      while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
-      put_string(out, *claims[i].topic);
-      wire::put_varint(out, j - i);
-      for (std::size_t k = i; k < j; ++k) {
-        auto p = static_cast<std::uint64_t>(claims[k].partition);
-        wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition));
-        put_string(out, *claims[k].sender);
-        wire::put_varint(out, claims[k].seq);
-      }
-      i = j;
-    }
-  }
-  if (out.size() - start > kMaxHeaderBytes) {
-    throw std::length_error(fmt::format("encode: clock needs {} bytes, over the {} byte header limit",
-                                        out.size() - start, kMaxHeaderBytes));
-  }
+  if (!clock.seqs().empty())
+    encoding::put_seq_claims(std::span(clock.seqs().data(), clock.seqs().size()), names, out);
+  encoding::check_size(out.size() - start);
 }
 
 // ---- JSON -------------------------------------------------------------------------------

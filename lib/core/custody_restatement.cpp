@@ -32,6 +32,7 @@ Clock Gate::custody_restatement(ChannelId ch) const {
 void Gate::restore_custody(ChannelId ch, const Clock& restated) {
   if (!consumes(ch)) throw std::logic_error("Gate::restore_custody: channel not in scope");
   state(ch).custody.join(restated);
+  ++version_;
 }
 
 }  // namespace causal

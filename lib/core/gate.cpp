@@ -102,6 +102,7 @@ const Gate::SeqEntry* Gate::find_seq(const ChannelState& st, SenderId s) const {
 void Gate::add_channel(ChannelId ch, Offset baseline) {
   if (baseline < 0) throw std::invalid_argument("Gate::add_channel: negative baseline");
   cover_all_names();
+  ++version_;  // the scope (raise_frontier counts the seed)
   ChannelState& st = state(ch);
   // Scope growth: a channel added after records were received.
   const bool growth = !reach_[ch].consumed && stats_.received > 0;
@@ -176,7 +177,10 @@ bool Gate::receive(Received&& r) {
   // stamp joined with the frontier, and frontiers never go down, so those claims would add
   // nothing. In a stream that arrives in causal order that is nearly every record.
   const bool covered = frontier_covers(r.clock);
-  if (!covered) st.custody.join(r.clock);
+  if (!covered) {
+    st.custody.join(r.clock);
+    ++version_;
+  }
   if (covered && st.queue.empty()) {
     // The common case, without the queue: the record becomes head on arrival (2 bridge at
     // receive), and with every claim covered the gate (8) passes at once, so it is
@@ -249,6 +253,7 @@ void Gate::fail_closed(ChannelId ch, Offset offset) {
   if (reach_[ch].failed) return;
   reach_[ch].failed = true;
   st.failed_offset = offset;
+  ++version_;
   ++stats_.failed_closed;
 }
 
@@ -276,6 +281,7 @@ void Gate::reassign(ChannelId ch) {
   st.failed_offset = kNoOffset;
   restart_evaluation(ch);
   ++stats_.reassignments;
+  ++version_;
 }
 
 // --- frontier and delivered_seq advances ----------------------------------------------
@@ -286,6 +292,7 @@ bool Gate::raise_frontier(ChannelId ch, Offset to, Release why, Offset by_offset
   Offset& frontier = reach_[ch].frontier;
   if (to <= frontier) return false;
   frontier = to;
+  ++version_;
   // Registrations on the offset right above the old frontier: any rise satisfies them.
   for (const NextWaiter& w : st.next_waiters) {
     const ChannelState& head = channels_[w.head_channel];
@@ -316,6 +323,7 @@ void Gate::raise_delivered_seq(ChannelId ch, SenderId s, SeqNo q, bool delivered
     if (q <= e->seq) return;
     e->seq = q;
   }
+  ++version_;
   if (st.seq_waiters.empty()) return;
   std::erase_if(st.seq_waiters, [&](const SeqWaiter& w) {
     if (w.sender != s || w.needed > q) return false;
@@ -534,6 +542,7 @@ std::vector<ResolutionEntry> Gate::resolution_state() const {
 
 void Gate::restore_resolution_state(std::span<const ResolutionEntry> entries) {
   cover_all_names();
+  ++version_;
   // Restored entries resolve claims but are not presence: they may come from lookups, and
   // every one sits below the committed position, which is the new baseline. Counting them
   // as presence suppressed the lookup a later claim of the same sender needed (simulator

@@ -65,9 +65,10 @@ void Stamper::seed(ChannelId sink, Offset end) {
   s.seed = std::max(s.seed, end - 1);
 }
 
-Clock Stamper::current_clock() const {
-  Clock c;
+const Stamper::Base& Stamper::base() const {
+  if (base_.valid && (gate_ == nullptr || gate_->version() == base_.gate_version)) return base_;
   thread_local OffsetMerger offsets;  // no allocation once warm
+  Clock merged;
   // A sequence claim this node resolved (delivered_seq covers it) is dropped: it is covered
   // by the frontier entry on its channel, which is an offset claim (no late-joiner window).
   // Claims on channels not consumed here pass through unchanged. Dropped as they are
@@ -86,12 +87,31 @@ Clock Stamper::current_clock() const {
       const Clock& custody = gate_->custody(ch);
       for (const auto& oc : custody.offsets()) offsets.add(oc);
       for (const auto& sc : custody.seqs())
-        if (keep(sc)) c.append_unsorted(sc);
+        if (keep(sc)) merged.append_unsorted(sc);
     }
   }
   for (const auto& oc : carried_.offsets()) offsets.add(oc);
   for (const auto& sc : carried_.seqs())
-    if (keep(sc)) c.append_unsorted(sc);
+    if (keep(sc)) merged.append_unsorted(sc);
+  offsets.emit(merged);
+  base_.offsets.assign(merged.offsets().begin(), merged.offsets().end());
+  base_.seqs.assign(merged.seqs().begin(), merged.seqs().end());
+  base_.gate_version = gate_ != nullptr ? gate_->version() : 0;
+  base_.valid = true;
+  return base_;
+}
+
+Clock Stamper::current_clock() const {
+  Clock c;
+  thread_local OffsetMerger offsets;  // no allocation once warm
+  const Base& b = base();
+  for (const auto& oc : b.offsets) offsets.add(oc);
+  for (const auto& sc : b.seqs) c.append_unsorted(sc);
+  // As in base(): a sequence claim this node resolved is dropped as it is gathered.
+  const auto keep = [this](const SeqClaim& sc) {
+    return gate_ == nullptr || !gate_->consumes(sc.channel) ||
+           gate_->delivered_seq(sc.channel, sc.sender) < sc.seq;
+  };
   for (const auto& [sink, s] : sinks_) {
     // 3 the end-offset seed: covers everything appended to the sink before this incarnation.
     if (s.seed >= 0) offsets.add(OffsetClaim{sink, s.seed});
@@ -111,6 +131,7 @@ Clock Stamper::current_clock() const {
 }
 
 void Stamper::carry(const Clock& clock) {
+  base_.valid = false;
   if (on(Rule::carry_offsets) && on(Rule::carry_seqs)) {
     carried_.join(clock);
     return;

@@ -261,7 +261,7 @@ ProducerHost::~ProducerHost() {
 }
 
 std::expected<ProducerHost::Topic*, Error> ProducerHost::topic(std::string_view name) {
-  auto it = topics_.find(std::string(name));
+  auto it = topics_.find(name);
   if (it != topics_.end()) return &it->second;
   std::string n(name);
   if (!valid_topic_name(n)) {
@@ -307,8 +307,19 @@ std::expected<void, Error> ProducerHost::begin() {
 
 std::expected<void, Error> ProducerHost::flush() {
   auto deadline = std::chrono::steady_clock::now() + opts_.timeout;
-  while (rd_kafka_outq_len(rk_.get()) > 0) {
-    rd_kafka_flush(rk_.get(), 100);
+  while (const int outstanding = rd_kafka_outq_len(rk_.get())) {
+    // While many records are outstanding, the reports are waited for without flushing:
+    // rd_kafka_flush makes every queued record ready at once (linger.ms dropped), and a
+    // partition with its five produce requests in flight (the idempotent producer's most)
+    // then has its broker thread poll the socket without waiting, a busy loop that lasts as
+    // long as the backlog does and sends the backlog in requests as small as a freed slot
+    // finds ready. Unflushed, records wait out linger.ms and go in full batches. The last
+    // few are flushed, not kept waiting for linger.ms.
+    if (outstanding > kFlushTail) {
+      rd_kafka_poll(rk_.get(), 100);
+    } else {
+      rd_kafka_flush(rk_.get(), 100);
+    }
     if (auto r = check_failed(); !r) return r;
     if (std::chrono::steady_clock::now() > deadline) {
       return std::unexpected(runtime_error(fmt::format("{} record(s) not delivered within {} ms (brokers {})",
@@ -454,7 +465,7 @@ std::expected<SeqNo, Error> ProducerHost::send(const OutRecord& r, std::uint64_t
     seq = stamp.origin ? stamp.origin->seq : 0;
     if (r.extra) stamp.join(*r.extra);
     header_buf_.clear();
-    encode(stamp, names_, header_buf_);
+    encoder_.encode(stamp, names_, header_buf_);
     rd_kafka_header_add(hdrs, kClockHeader.data(), static_cast<ssize_t>(kClockHeader.size()), header_buf_.data(),
                         static_cast<ssize_t>(header_buf_.size()));
   }

@@ -452,3 +452,45 @@ TEST_CASE("the fast path agrees with the general decoder on random and damaged h
   CHECK(taken_damaged > 500);
   CHECK(declined_valid > 1000);
 }
+
+// ClockEncoder keeps the offset claims' part between clocks: its bytes must be encode()'s
+// for every clock of a row, whether the claims changed or not, after a clock it refused too.
+TEST_CASE("ClockEncoder writes encode()'s bytes for every clock of a row", "[codec]") {
+  Names names, other;
+  const ChannelId in0 = names.channel("input", 0), in1 = names.channel("input", 1),
+                  out = names.channel("out", 2);
+  const SenderId me = names.sender("relay-1"), src = names.sender("src");
+  ClockEncoder encoder;
+  std::mt19937 rng(7);
+  Offset base = 100;
+  for (int i = 0; i < 200; ++i) {
+    Clock c;
+    c.origin = Origin{me, static_cast<SeqNo>(i + 1)};
+    if (i % 7 == 0) base += rng() % 3;  // the offset claims change now and then
+    c.claim(in0, base);
+    c.claim(in1, base + 5);
+    if (i % 3 == 0) c.claim(out, base / 2);
+    if (i % 4 != 0) c.claim_seq(out, me, static_cast<SeqNo>(i));  // the previous send, as a relay's
+    if (i % 5 == 0) c.claim_seq(in1, src, 3);
+    std::vector<std::byte> got{std::byte{0xAA}};  // appended after what is there
+    encoder.encode(c, names, got);
+    std::vector<std::byte> want{std::byte{0xAA}};
+    encode(c, names, want);
+    REQUIRE(got == want);
+    if (i == 50) {
+      Clock bad = c;
+      bad.claim(in0, base);  // the same claims, then one the wire cannot carry
+      bad.append_unsorted(OffsetClaim{out, -5});
+      std::vector<std::byte> none;
+      CHECK_THROWS_AS(encoder.encode(bad, names, none), std::invalid_argument);
+    }
+  }
+  // The same claims through another Names (other channel ids for other names) are read anew.
+  const ChannelId o0 = other.channel("zeta", 0);
+  Clock c;
+  c.claim(o0, 1);
+  std::vector<std::byte> got, want;
+  encoder.encode(c, other, got);
+  encode(c, other, want);
+  CHECK(got == want);
+}

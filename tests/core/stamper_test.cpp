@@ -121,3 +121,59 @@ TEST_CASE("stamp: a late report of an abandoned send is ignored, an unknown send
   s.acknowledged(K, 3, 9);
   CHECK(s.stamp_send(K).offset_of(K) == 9);
 }
+
+// The stamper keeps what it read of the gate until the gate's version changes: every stamp
+// must still be what a stamper reading the gate afresh takes, also one taken from inside a
+// delivery, in the middle of a cascade that goes on raising frontiers after it.
+TEST_CASE("stamp: what the stamper keeps of the gate follows every change, mid-cascade too", "[stamper]") {
+  Names names;
+  const ChannelId A = names.channel("a", 0), B = names.channel("b", 0), X = names.channel("x", 0);
+  const SenderId me = names.sender("me"), src = names.sender("src");
+  struct Check : GateObserver {
+    Names* names = nullptr;
+    Gate* gate = nullptr;
+    Stamper* kept = nullptr;
+    int checked = 0;
+    void delivered(const Delivery&) override {
+      Stamper fresh(names->sender("me"), Stamper::Mode::transactional, gate);
+      CHECK(kept->current_clock() == fresh.current_clock());
+      ++checked;
+    }
+  } check;
+  Gate gate(names, &check);
+  Stamper kept(me, Stamper::Mode::transactional, &gate);
+  check.names = &names;
+  check.gate = &gate;
+  check.kept = &kept;
+  gate.add_channel(A, 0);
+  gate.add_channel(B, 0);
+  const Clock before = kept.current_clock();
+  // a/0..2 each claim the b record of the same number, by offset and by sequence; they are
+  // held until b arrives, then released in one cascade.
+  for (Offset i = 0; i < 3; ++i) {
+    Clock c;
+    c.claim(B, i);
+    c.claim(X, 10 + i);
+    c.claim_seq(B, src, static_cast<SeqNo>(i + 1));
+    gate.receive({A, i, c});
+  }
+  CHECK(check.checked == 0);
+  CHECK(kept.current_clock() == Stamper(me, Stamper::Mode::transactional, &gate).current_clock());
+  for (Offset i = 0; i < 3; ++i) {
+    Clock c;
+    c.origin = Origin{src, static_cast<SeqNo>(i + 1)};
+    gate.receive({B, i, c});
+  }
+  CHECK(check.checked == 6);
+  gate.position_advance(A, 10);
+  const Clock after = kept.current_clock();
+  CHECK(after == Stamper(me, Stamper::Mode::transactional, &gate).current_clock());
+  CHECK(after.offset_of(A) == 9);
+  CHECK(after.offset_of(X) == 12);
+  CHECK(after != before);
+  // A new gate (a new generation) is read afresh.
+  Gate next(names);
+  next.add_channel(A, 20);
+  kept.set_gate(&next);
+  CHECK(kept.current_clock() == Stamper(me, Stamper::Mode::transactional, &next).current_clock());
+}

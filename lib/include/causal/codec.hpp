@@ -70,6 +70,22 @@ inline std::vector<std::byte> encode(const Clock& clock, const Names& names) {
   return out;
 }
 
+// encode() for a sender that stamps many records in a row: the same bytes, but the offset
+// claims' part is written once and copied while the claims stay the same (a relay's stamps
+// between two changes of its gate differ in their origin and sequence claims only, and the
+// offset claims are most of a header: topic names and offsets). One per sender; its Names
+// must outlive it, as a channel's topic and partition never change once named.
+class ClockEncoder {
+ public:
+  // Appends the canonical encoding of `clock` to `out`, as encode(clock, names, out) does.
+  void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out);
+
+ private:
+  const Names* names_ = nullptr;         // of the kept part
+  std::vector<OffsetClaim> offsets_;     // the claims the kept part encodes
+  std::vector<std::byte> offset_bytes_;  // their encoding
+};
+
 // The JSON shape of protocol.md:
 // {"origin":{"sender":"s","seq":42},"claims":[{"topic":..,"partition":..,"offset":..}],
 //  "seq_claims":[{"topic":..,"partition":..,"sender":..,"seq":..}]}

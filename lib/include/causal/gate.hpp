@@ -252,6 +252,12 @@ class Gate {
 
   const GateStats& stats() const { return stats_; }
   Names& names() const { return names_; }
+  // Rises whenever something a stamp reads of the gate may have changed: the scope, a
+  // frontier, a custody clock, a delivered_seq entry (at the change itself, so also in the
+  // middle of receive() and its cascade, from which an observer may stamp). Equal values
+  // read twice mean none of those changed in between, which is what lets a reader keep
+  // what it computed from them (Stamper::current_clock). It says nothing across gates.
+  std::uint64_t version() const { return version_; }
 
   // --- model checking (lib/core/digest.cpp) ----------------------------------------
   // Passes `out`, in a fixed order, every value of the gate's state that can decide what a
@@ -336,6 +342,7 @@ class Gate {
   std::vector<LookupRequest> answered_at_or_above_baseline_;  // lookups that said "will arrive"
   std::size_t held_total_ = 0;
   std::size_t released_in_cascade_ = 0;
+  std::uint64_t version_ = 0;  // see version()
   GateStats stats_;
 };
 

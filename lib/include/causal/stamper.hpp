@@ -12,6 +12,7 @@
 // Thread-safety: none. Used from the thread that owns the gate.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <unordered_map>
@@ -33,7 +34,10 @@ class Stamper {
   void seed(ChannelId sink, Offset end);
   // The gate the stamp reads its frontier and custody from, from now on (a group member's
   // new generation brings a new gate). May be null.
-  void set_gate(const Gate* gate) { gate_ = gate; }
+  void set_gate(const Gate* gate) {
+    gate_ = gate;
+    base_.valid = false;
+  }
   // Joins `clock` (its origin ignored) into every later stamp: what a gate this node used
   // before knew (its frontier and custody), so that records emitted after a new generation
   // still claim what was delivered here before it. Over-claims delay, never reorder.
@@ -75,10 +79,24 @@ class Stamper {
     std::deque<SeqNo> in_flight;
   };
 
+  // What current_clock() takes from the gate and from carried_: their offset claims merged
+  // (by channel, one each, the max) and their sequence claims this node has not resolved.
+  // A relay stamps thousands of records between two changes of its gate; this is read
+  // again only when the gate's version (Gate::version), the gate itself or carried_
+  // changed since it was taken, so every stamp is what reading them afresh would give.
+  struct Base {
+    bool valid = false;
+    std::uint64_t gate_version = 0;
+    std::vector<OffsetClaim> offsets;
+    std::vector<SeqClaim> seqs;
+  };
+  const Base& base() const;
+
   SenderId self_;
   Mode mode_;
   const Gate* gate_;
   Clock carried_;  // see carry()
+  mutable Base base_;
   SeqNo next_seq_ = 1;
   // Sends up to this one were forgotten by transaction_abandoned(); not in digest(): it
   // decides no stamp, only that a late report of one is ignored rather than refused.

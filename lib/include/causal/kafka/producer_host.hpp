@@ -52,6 +52,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "causal/clock.hpp"
+#include "causal/codec.hpp"
 #include "causal/error.hpp"
 #include "causal/kafka/client.hpp"
 #include "causal/kafka/config.hpp"
@@ -183,6 +184,8 @@ class ProducerHost {
   // Reports are served in batches: rd_kafka_poll takes the queue's lock and reads the clock.
   static constexpr unsigned kServeEvery = 64;
   static constexpr std::chrono::milliseconds kServeAfter{1};
+  // flush() waits unflushed while more records than this are outstanding (see there).
+  static constexpr int kFlushTail = 100;
   std::expected<Topic*, Error> topic(std::string_view name);
 
   ProducerOptions opts_;
@@ -192,7 +195,13 @@ class ProducerHost {
   std::string brokers_;
   std::string sender_name_;
   std::unique_ptr<Stamper> stamper_;
-  std::unordered_map<std::string, Topic> topics_;
+  // By name; looked up without making a string of the name (most sends name a topic of
+  // more than std::string's 15 inline bytes, which a lookup would otherwise allocate for).
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, Topic, NameHash, std::equal_to<>> topics_;
   struct Pending {
     ChannelId sink;
     SeqNo seq;  // 0 when not stamped
@@ -204,6 +213,7 @@ class ProducerHost {
   bool end_unknown_ = false;
   std::optional<Error> failed_;
   std::vector<std::byte> header_buf_;
+  ClockEncoder encoder_;  // the stamps' encoding, its offset claims' part kept between sends
   std::chrono::milliseconds sticky_linger_{0};
   unsigned unserved_ = 0;  // sends since delivery reports were last served
   std::chrono::steady_clock::time_point last_served_{};
