@@ -935,6 +935,27 @@ TEST_CASE("tail from committed offsets restores the resolution state the group c
   CHECK(records(lines(again.out)).size() == 1);
 }
 
+namespace {
+
+// Sends `group`'s commit of T/partition at `offset` into p's open transaction: until the
+// transaction ends, the group's committed offsets are unreadable (UNSTABLE_OFFSET_COMMIT).
+void pend_commit(t::TransactionalProducer& p, const std::string& group, const std::string& T, int32_t partition,
+                 int64_t offset) {
+  rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(offs, T.c_str(), partition)->offset = offset;
+  rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
+  rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
+  rd_kafka_consumer_group_metadata_destroy(cgm);
+  rd_kafka_topic_partition_list_destroy(offs);
+  if (e) {
+    std::string why = rd_kafka_error_string(e);
+    rd_kafka_error_destroy(e);
+    FAIL("send_offsets_to_transaction: " << why);
+  }
+}
+
+}  // namespace
+
 // A member whose group's committed offsets cannot be read (a commit pending in an open
 // transaction: the coordinator answers UNSTABLE_OFFSET_COMMIT until it ends) has read nothing;
 // `--commit -e` does not count it caught up (it would exit 0 having delivered none of the
@@ -948,17 +969,7 @@ TEST_CASE("a member whose group's commit is pending in an open transaction waits
   t::TransactionalProducer p;
   p.begin();
   p.send(T, t::Record("in-txn"));
-  rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(offs, T.c_str(), 0)->offset = 2;
-  rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
-  rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
-  rd_kafka_consumer_group_metadata_destroy(cgm);
-  rd_kafka_topic_partition_list_destroy(offs);
-  if (e) {
-    std::string why = rd_kafka_error_string(e);
-    rd_kafka_error_destroy(e);
-    FAIL("send_offsets_to_transaction: " << why);
-  }
+  pend_commit(p, group, T, 0, 2);
 
   std::string out = tmpdir() + "/pending.out", err = tmpdir() + "/pending.err";
   std::string cmd = "exec " + quote(causal_bin()) + " tail " + brokers() + " --group " + group +
@@ -1017,17 +1028,7 @@ TEST_CASE("a rebalance while a member's generation is pending keeps the partitio
       t::TransactionalProducer p;
       p.begin();
       p.send(T, t::Record("in-txn", 1));
-      rd_kafka_topic_partition_list_t* offs = rd_kafka_topic_partition_list_new(1);
-      rd_kafka_topic_partition_list_add(offs, T.c_str(), 1)->offset = 0;
-      rd_kafka_consumer_group_metadata_t* cgm = rd_kafka_consumer_group_metadata_new(group.c_str());
-      rd_kafka_error_t* e = rd_kafka_send_offsets_to_transaction(p.handle(), offs, cgm, 10000);
-      rd_kafka_consumer_group_metadata_destroy(cgm);
-      rd_kafka_topic_partition_list_destroy(offs);
-      if (e) {
-        std::string why = rd_kafka_error_string(e);
-        rd_kafka_error_destroy(e);
-        FAIL("send_offsets_to_transaction: " << why);
-      }
+      pend_commit(p, group, T, 1, 0);
 
       auto member = [&](const std::string& name) {
         std::string out = tmpdir() + "/" + group + "-" + name + ".out", err = tmpdir() + "/" + group + "-" + name + ".err";
