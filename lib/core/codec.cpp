@@ -493,6 +493,28 @@ std::expected<void, DecodeError> decode_general(std::span<const std::byte> bytes
   return decode_fields(bytes, names, out);
 }
 
+namespace {
+
+// A claims section, its claims sorted by topic: the number of topics, then for each topic its
+// name, its number of claims and each claim (put_claim(k, first): claims[k], the first of its
+// topic or not, for the deltas).
+template <class Named, class PutClaim>
+void put_by_topic(const std::vector<Named>& claims, std::vector<std::byte>& out, PutClaim put_claim) {
+  std::size_t topics = 1;
+  for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
+  wire::put_varint(out, topics);
+  for (std::size_t i = 0; i < claims.size();) {
+    std::size_t j = i;
+    while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
+    put_string(out, *claims[i].topic);
+    wire::put_varint(out, j - i);
+    for (std::size_t k = i; k < j; ++k) put_claim(k, k == i);
+    i = j;
+  }
+}
+
+}  // namespace
+
 namespace encoding {
 
 void put_origin(const Origin& origin, const Names& names, std::vector<std::byte>& out) {
@@ -515,23 +537,13 @@ void put_offset_claims(std::span<const OffsetClaim> offsets, const Names& names,
     }
     return a.partition < b.partition;
   });
-  std::size_t topics = 1;
-  for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
-  wire::put_varint(out, topics);
-  for (std::size_t i = 0; i < claims.size();) {
-    std::size_t j = i;
-    while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
-    put_string(out, *claims[i].topic);
-    wire::put_varint(out, j - i);
-    for (std::size_t k = i; k < j; ++k) {
-      auto p = static_cast<std::uint64_t>(claims[k].partition);
-      wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition) - 1);
-      // Both offsets are in 0..2^63-1, so the difference cannot overflow.
-      wire::put_varint(out, k == i ? static_cast<std::uint64_t>(claims[k].offset)
-                                   : zigzag(claims[k].offset - claims[k - 1].offset));
-    }
-    i = j;
-  }
+  put_by_topic(claims, out, [&](std::size_t k, bool first) {
+    auto p = static_cast<std::uint64_t>(claims[k].partition);
+    wire::put_varint(out, first ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition) - 1);
+    // Both offsets are in 0..2^63-1, so the difference cannot overflow.
+    wire::put_varint(out, first ? static_cast<std::uint64_t>(claims[k].offset)
+                                : zigzag(claims[k].offset - claims[k - 1].offset));
+  });
 }
 
 void put_seq_claims(std::span<const SeqClaim> seqs, const Names& names, std::vector<std::byte>& out) {
@@ -549,22 +561,12 @@ void put_seq_claims(std::span<const SeqClaim> seqs, const Names& names, std::vec
     if (a.partition != b.partition) return a.partition < b.partition;
     return a.sender != b.sender && a.sender->compare(*b.sender) < 0;
   });
-  std::size_t topics = 1;
-  for (std::size_t i = 1; i < claims.size(); ++i) topics += claims[i].topic != claims[i - 1].topic;
-  wire::put_varint(out, topics);
-  for (std::size_t i = 0; i < claims.size();) {
-    std::size_t j = i;
-    while (j < claims.size() && claims[j].topic == claims[i].topic) ++j;
-    put_string(out, *claims[i].topic);
-    wire::put_varint(out, j - i);
-    for (std::size_t k = i; k < j; ++k) {
-      auto p = static_cast<std::uint64_t>(claims[k].partition);
-      wire::put_varint(out, k == i ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition));
-      put_string(out, *claims[k].sender);
-      wire::put_varint(out, claims[k].seq);
-    }
-    i = j;
-  }
+  put_by_topic(claims, out, [&](std::size_t k, bool first) {
+    auto p = static_cast<std::uint64_t>(claims[k].partition);
+    wire::put_varint(out, first ? p : p - static_cast<std::uint64_t>(claims[k - 1].partition));
+    put_string(out, *claims[k].sender);
+    wire::put_varint(out, claims[k].seq);
+  });
 }
 
 void check_size(std::size_t bytes) {
@@ -577,16 +579,9 @@ void check_size(std::size_t bytes) {
 }  // namespace encoding
 
 void encode(const Clock& clock, const Names& names, std::vector<std::byte>& out) {
-  const std::size_t start = out.size();
-  out.push_back(static_cast<std::byte>(kWireVersion));
-  out.push_back(static_cast<std::byte>(encoding::flags_of(clock)));
-  if (clock.origin) encoding::put_origin(*clock.origin, names, out);
-  if (!clock.offsets().empty()) {
-    encoding::put_offset_claims(std::span(clock.offsets().data(), clock.offsets().size()), names, out);
-  }
-  if (!clock.seqs().empty())
-    encoding::put_seq_claims(std::span(clock.seqs().data(), clock.seqs().size()), names, out);
-  encoding::check_size(out.size() - start);
+  encoding::put_clock(clock, names, out, [&](std::span<const OffsetClaim> offsets) {
+    encoding::put_offset_claims(offsets, names, out);
+  });
 }
 
 // ---- JSON -------------------------------------------------------------------------------

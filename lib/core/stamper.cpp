@@ -58,6 +58,18 @@ class OffsetMerger {
 };
 }  // namespace
 
+namespace {
+
+// A sequence claim the node has not resolved: its gate does not consume the channel, or has
+// not delivered that send (delivered_seq below it). A resolved one is covered by the frontier
+// entry on its channel, an offset claim, and is left out of a stamp.
+bool unresolved(const Gate* gate, const SeqClaim& sc) {
+  return gate == nullptr || !gate->consumes(sc.channel) ||
+         gate->delivered_seq(sc.channel, sc.sender) < sc.seq;
+}
+
+}  // namespace
+
 Stamper::Stamper(SenderId self, Mode mode, const Gate* gate) : self_(self), mode_(mode), gate_(gate) {}
 
 void Stamper::seed(ChannelId sink, Offset end) {
@@ -77,9 +89,7 @@ const Stamper::Base& Stamper::base() const {
   // have survived normalize() then the drop, with the same q, and the stamp is the same.
   // Most custody claims are resolved (in the simulator's sweep, 7 of 10), and sorting
   // them only to drop them was most of normalize()'s cost here.
-  const auto keep = [this](const SeqClaim& sc) {
-    return gate_ == nullptr || !gate_->consumes(sc.channel) || gate_->delivered_seq(sc.channel, sc.sender) < sc.seq;
-  };
+  const auto keep = [this](const SeqClaim& sc) { return unresolved(gate_, sc); };
   if (gate_ != nullptr) {
     for (ChannelId ch : gate_->scope()) {
       // 1 the frontier; 2 custody (folded at receive).
@@ -108,10 +118,7 @@ Clock Stamper::current_clock() const {
   for (const auto& oc : b.offsets) offsets.add(oc);
   for (const auto& sc : b.seqs) c.append_unsorted(sc);
   // As in base(): a sequence claim this node resolved is dropped as it is gathered.
-  const auto keep = [this](const SeqClaim& sc) {
-    return gate_ == nullptr || !gate_->consumes(sc.channel) ||
-           gate_->delivered_seq(sc.channel, sc.sender) < sc.seq;
-  };
+  const auto keep = [this](const SeqClaim& sc) { return unresolved(gate_, sc); };
   for (const auto& [sink, s] : sinks_) {
     // 3 the end-offset seed: covers everything appended to the sink before this incarnation.
     if (s.seed >= 0) offsets.add(OffsetClaim{sink, s.seed});

@@ -44,6 +44,24 @@ std::string txn_error_text(rd_kafka_error_t* e) {
   return s;
 }
 
+// Commits (or aborts) the open transaction, and resumes the call while it times out: a call
+// that timed out is still in progress in librdkafka, which refuses any other transactional
+// call until it completes ("Conflicting commit_transaction API call is already in progress"),
+// so an abort cannot take a commit's place, and the commit may well have reached the
+// coordinator. At most `attempts` calls, each of `timeout_ms`. Returns the last call's error
+// (the caller destroys it), or null; `timed_out`: it still timed out on the last one, its
+// outcome unknown.
+rd_kafka_error_t* end_resumed(rd_kafka_t* rk, bool commit, int timeout_ms, int attempts, bool& timed_out) {
+  for (int attempt = 1;; ++attempt) {
+    rd_kafka_error_t* e =
+        commit ? rd_kafka_commit_transaction(rk, timeout_ms) : rd_kafka_abort_transaction(rk, timeout_ms);
+    timed_out = e && rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) &&
+                !rd_kafka_error_txn_requires_abort(e);
+    if (!timed_out || attempt == attempts) return e;
+    rd_kafka_error_destroy(e);
+  }
+}
+
 }  // namespace
 
 void ProducerHost::dr_cb(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
@@ -345,21 +363,8 @@ std::expected<void, Error> ProducerHost::end_transaction(bool commit) {
   if (auto r = flush(); !r) return r;
   int tmo = static_cast<int>(opts_.timeout.count());
   // A commit or abort that times out (its coordinator away: a node restarting, a network cut)
-  // is still in progress in librdkafka, which refuses any other transactional call until it
-  // completes ("Conflicting commit_transaction API call is already in progress"): an abort
-  // cannot take its place, and the commit may well have reached the coordinator. It is
-  // resumed by calling it again, for up to kEndAttempts timeouts in all, as abort_and_forget
-  // does.
-  rd_kafka_error_t* e = nullptr;
-  for (int attempt = 1;; ++attempt) {
-    e = commit ? rd_kafka_commit_transaction(rk_.get(), tmo) : rd_kafka_abort_transaction(rk_.get(), tmo);
-    if (!e || !rd_kafka_error_is_retriable(e) || rd_kafka_error_is_fatal(e) || rd_kafka_error_txn_requires_abort(e) ||
-        attempt == kEndAttempts) {
-      break;
-    }
-    rd_kafka_error_destroy(e);
-  }
-  end_unknown_ = e && rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) && !rd_kafka_error_txn_requires_abort(e);
+  // is resumed, for up to kEndAttempts timeouts in all (end_resumed).
+  rd_kafka_error_t* e = end_resumed(rk_.get(), commit, tmo, kEndAttempts, end_unknown_);
   if (e) {
     std::string text = txn_error_text(e);
     bool abortable = rd_kafka_error_txn_requires_abort(e);
@@ -413,14 +418,13 @@ std::expected<void, Error> ProducerHost::abort_and_forget() {
     return check_failed();  // fatal errors only
   }
   // A broker that is away (restarting, a coordinator moving) makes the abort time out with a
-  // retriable error: try again, for up to kEndAttempts timeouts, before giving up.
-  for (int attempt = 1;; ++attempt) {
-    rd_kafka_error_t* e = rd_kafka_abort_transaction(rk_.get(), static_cast<int>(opts_.timeout.count()));
-    if (!e) break;
+  // retriable error: it is resumed, for up to kEndAttempts timeouts, before giving up.
+  bool timed_out = false;
+  if (rd_kafka_error_t* e =
+          end_resumed(rk_.get(), false, static_cast<int>(opts_.timeout.count()), kEndAttempts, timed_out)) {
     std::string text = txn_error_text(e);
-    const bool retry = rd_kafka_error_is_retriable(e) && !rd_kafka_error_is_fatal(e) && attempt < kEndAttempts;
     rd_kafka_error_destroy(e);
-    if (!retry) return std::unexpected(runtime_error(fmt::format("abort_transaction: {}", text)));
+    return std::unexpected(runtime_error(fmt::format("abort_transaction: {}", text)));
   }
   in_txn_ = false;
   // The purged sends' delivery reports (errors) are served now, then forgotten.
