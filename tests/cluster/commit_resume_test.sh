@@ -2,8 +2,8 @@
 # A transaction's commit that times out is resumed, not abandoned (ProducerHost, through
 # `causal produce`): librdkafka keeps such a commit in progress and refuses an abort until it
 # completes ("Conflicting commit_transaction API call is already in progress"), and the
-# commit may well have reached the coordinator. Before, produce (and the relay) then tried
-# to abort, failed, and ended with exit 1, although Kafka committed the records.
+# commit may well have reached the coordinator: an abort in its place fails, and produce
+# would exit 1 although Kafka committed the records.
 #
 # On the three-node test cluster, through fault proxy 1: produce sends a record in a
 # transaction with --timeout-ms 2000; once the record is in the log, the proxy adds 1.5 s of

@@ -1015,9 +1015,8 @@ TEST_CASE("a member whose group's commit is pending in an open transaction waits
 // pending in an open transaction on one of its partitions) still owns what librdkafka
 // assigned it. A rebalance meanwhile (a second member joining takes one partition) must keep
 // the other: once the transaction ends, the member starts its generation with it and reads
-// it. Before, such a rebalance dropped every partition still assigned: librdkafka went on
-// fetching it for the member, the group counted it as the member's, and its records were
-// never delivered or committed (the cluster bounce test's stalled relay).
+// it. A partition forgotten there would stay assigned to the member, fetched for it and
+// counted as its by the group, its records never delivered or committed.
 TEST_CASE("a rebalance while a member's generation is pending keeps the partitions it still owns") {
   // Classic members with cooperative-sticky: an eager assignor revokes everything first.
   for (const std::string protocol :
