@@ -10,6 +10,8 @@
 #      goes on.
 #   4. Custody across a restart: a claim on a channel the relay does not consume, received
 #      before a restart, is still restated in the stamps of the restarted relay.
+# After 1, the broker's log shows the output's batches compressed with lz4 (the relay's
+# default).
 # Then, independently of the relay: the relay group's commits reach the input's end; a
 # downstream `causal tail --group D --commit -e` of the output (read_committed) sees every
 # committed source record's effect exactly once, none of the aborted ones, and every output
@@ -67,6 +69,15 @@ wait_for 10 relay_metrics && ok || bad "the relay's /metrics ($url): $(grep -E '
 if command -v promtool >/dev/null; then
   promtool check metrics <"$TMP/metrics" >"$TMP/promtool" 2>&1 && ok || bad "promtool on the relay's: $(cat "$TMP/promtool")"
 fi
+
+# The output producer compresses with lz4 by default (docs/library.md, "Compression"): the
+# broker's log says each data batch's codec.
+codecs=$(for p in 0 1; do
+  CAUSAL_BROKER_DIR=$BUILD/test-broker "$SRC/scripts/test-broker" kafka-dump-log \
+    --files "$(ls "$BUILD/test-broker/data/$out-$p"/*.log | paste -sd, -)" 2>/dev/null |
+    awk '/^baseOffset:/ && / isControl: false/ { for (i = 1; i < NF; i++) if ($i == "compresscodec:") print $(i + 1) }'
+done | sort | uniq -c | tr -s ' ')
+[[ $codecs =~ ^\ ?[0-9]+\ lz4$|^\ ?[0-9]+\ LZ4$ ]] && ok || bad "the relay's output batches are not all lz4: '${codecs}'"
 
 # 2. A slow stream; SIGKILL in the middle; a restart with the same transactional id.
 {
