@@ -10,18 +10,23 @@
 // bench/relay_vs_streams.sh runs both beside Kafka Streams on the three-node cluster.
 //
 //   relay_vs_eos plain|relay BROKERS INPUT OUTPUT GROUP TRANSACTIONAL_ID RECORDS
-//                [COMMIT_RECORDS COMMIT_MS [c:KEY=VALUE | p:KEY=VALUE]...]
+//                [COMMIT_RECORDS COMMIT_MS [c:KEY=VALUE | p:KEY=VALUE | h:BYTES]...]
 //
 // COMMIT_RECORDS and COMMIT_MS bound a transaction (default 1000 and 200; COMMIT_RECORDS 0:
 // no bound on records, a transaction ends on time alone). c:KEY=VALUE sets a librdkafka
 // property on the consumer, p:KEY=VALUE on the producer, in either mode (the relay's go after
-// its own defaults).
+// its own defaults). h:BYTES (plain mode) gives every output record a causal.clock header of
+// BYTES bytes that is not a clock: the size of the relay's stamps, without the relay's work,
+// to tell what the stamp's bytes cost from what the gate and the stamper cost. Its bytes are
+// a fixed pattern ending in the record's number, so that like real stamps, which carry a
+// send number, consecutive headers differ (as compression sees them).
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -54,6 +59,7 @@ struct Bounds {
   long records = 1000;                          // 0: none
   std::chrono::milliseconds duration{200};
   std::vector<std::string> consumer, producer;  // KEY=VALUE
+  std::size_t header_bytes = 0;                 // plain mode: a causal.clock header this long
 };
 
 void set_all(rd_kafka_conf_t* conf, const std::vector<std::string>& properties) {
@@ -92,6 +98,8 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
   bool open = false;
   Clock::time_point first{}, txn_start{};
   std::string value;
+  std::string header(bounds.header_bytes, '\0');
+  for (std::size_t i = 0; i < header.size(); ++i) header[i] = static_cast<char>('a' + (i * 7) % 26);
   auto commit = [&] {
     rd_kafka_topic_partition_list_t* assignment = nullptr;
     rd_kafka_assignment(consumer, &assignment);
@@ -122,11 +130,27 @@ double plain(const std::string& brokers, const std::string& in, const std::strin
         }
         value.assign(static_cast<const char*>(m->payload), m->len);
         std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::toupper(c); });
+        rd_kafka_headers_t* headers = nullptr;
+        if (!header.empty()) {
+          char number[16];
+          const int len = std::snprintf(number, sizeof number, "%09ld", seen % 1000000000);
+          const std::size_t tail = std::min(header.size(), static_cast<std::size_t>(len));
+          std::memcpy(header.data() + header.size() - tail, number + len - tail, tail);
+          headers = rd_kafka_headers_new(1);
+          rd_kafka_header_add(headers, "causal.clock", -1, header.data(),
+                              static_cast<ssize_t>(header.size()));
+        }
         for (;;) {
-          auto e = rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(out.c_str()), RD_KAFKA_V_KEY(m->key, m->key_len),
-                                     RD_KAFKA_V_VALUE(value.data(), value.size()),
-                                     RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
-          if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
+          auto e = headers ? rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(out.c_str()),
+                                               RD_KAFKA_V_KEY(m->key, m->key_len),
+                                               RD_KAFKA_V_VALUE(value.data(), value.size()),
+                                               RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                                               RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_END)
+                           : rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(out.c_str()),
+                                               RD_KAFKA_V_KEY(m->key, m->key_len),
+                                               RD_KAFKA_V_VALUE(value.data(), value.size()),
+                                               RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+          if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;  // the headers are librdkafka's now
           if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) die(rd_kafka_err2str(e));
           rd_kafka_poll(producer, 10);
         }
@@ -202,6 +226,12 @@ int main(int argc, char** argv) {
   }
   for (int i = 10; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg.starts_with("h:")) {
+      const long n = std::atol(arg.c_str() + 2);
+      if (n < 1 || n > 65536 || mode != "plain") die("h:BYTES takes 1 to 65536 bytes, in plain mode: " + arg);
+      bounds.header_bytes = static_cast<std::size_t>(n);
+      continue;
+    }
     if (arg.size() < 4 || arg[1] != ':' || (arg[0] != 'c' && arg[0] != 'p') || arg.find('=') == std::string::npos) {
       die("a property is c:KEY=VALUE (consumer) or p:KEY=VALUE (producer): " + arg);
     }

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The exactly-once relay, a plain librdkafka exactly-once loop and a Kafka Streams application
 # doing the same transform, side by side on the same input, on the replicated three-node
-# test cluster (replication factor 3, min.insync.replicas 2, every producer acks=all).
+# test cluster (replication factor 3, min.insync.replicas 2, every producer acks=all); and
+# the plain loop again with a header as long as the relay's stamps, to tell what the
+# stamps' bytes cost from what the relay's own work costs.
 #
-#   bench/relay_vs_streams.sh     starts its own cluster (scripts/test-broker start --nodes 3)
-#                                 in a scratch directory, and stops it at exit
+#   bench/relay_vs_streams.sh     starts its own cluster (CAUSAL_BROKER_JIT=full
+#                                 scripts/test-broker start --nodes 3: the brokers' JVMs
+#                                 compile as production brokers do) in a scratch directory,
+#                                 and stops it at exit
 #
 # Environment: CAUSAL_CLUSTER_BROKERS (a running three-node cluster to use instead), CAUSAL_BIN
 # (default build/apps/causal), BENCH_BIN (build/bench/relay_vs_eos), STREAMS_BUILD (where the
@@ -16,27 +20,36 @@
 #
 # Builds bench/streams-relay (Kafka Streams 4.4.0, mvn -q package, Java 17) unless its jar is
 # newer than its sources. Fills a fresh input topic with RECORDS stamped 100-byte records
-# (causal produce, transactions of 1000), then, ROUNDS times, runs each of the three with a
+# (causal produce, transactions of 1000), runs the relay and the plain loop once uncounted
+# (the brokers' JIT warms up on them), then, ROUNDS times, runs each of the four with a
 # fresh group (application id) and a fresh, empty output topic, the order reversed every
-# other round: relay, plain, streams; then streams, plain, relay. One instance each, one
-# thread. Each reads the whole input read_committed, upper-cases every value into the output
-# (same key), and commits the input offsets in the same transaction, every COMMIT_MS
-# milliseconds, on time alone (no bound on records per transaction: Kafka Streams has none):
+# other round: relay, plain, streams, stamped; then stamped, streams, plain, relay. One
+# instance each, one thread. Each reads the whole input read_committed, upper-cases every
+# value into the output (same key), and commits the input offsets in the same transaction,
+# every COMMIT_MS milliseconds, on time alone (no bound on records per transaction: Kafka
+# Streams has none):
 #   relay    causal::kafka::Relay (bench/relay_vs_eos.cpp, relay mode), its own defaults:
 #            consumer fetch.wait.max.ms=100, fetch.queue.backoff.ms=10, batches of 4096;
-#            producer linger.ms=5, librdkafka's batch.size (1000000 bytes), acks=all
-#   plain    the same C++ program's plain mode, given the relay's consumer settings
-#            (fetch.wait.max.ms=100, fetch.queue.backoff.ms=10); linger.ms=5; batches of 4096
+#            producer linger.ms=5, librdkafka's batch.size (1000000 bytes), acks=all,
+#            compression.type=lz4
+#   plain    the same C++ program's plain mode, given the relay's settings (consumer
+#            fetch.wait.max.ms=100, fetch.queue.backoff.ms=10; producer linger.ms=5,
+#            compression.type=lz4); batches of 4096
 #   streams  bench/streams-relay (processing.guarantee=exactly_once_v2,
 #            commit.interval.ms=COMMIT_MS, one stream thread), given the same settings where
 #            Streams' defaults differ: consumer fetch.max.wait.ms=100 (500), max.poll.records
-#            4096 (1000); producer linger.ms=5 (Streams: 100), batch.size=1000000 (16384)
+#            4096 (1000); producer linger.ms=5 (Streams: 100), batch.size=1000000 (16384),
+#            compression.type=lz4 (none)
+#   stamped  the plain loop as above, each output record given a causal.clock header as long
+#            as the relay's stamps (their mean over 200 records of the warm-up relay run's
+#            output, `causal decode`), which is not a clock: the stamps' bytes without the
+#            relay's work (relay_vs_eos h:BYTES)
 # Every run's output is then read back (kcat, read_committed) and must hold RECORDS records.
 # Prints for each run records/s from the first record received to the last commit (warm-up
 # of the JVM's JIT included; process start, group join and init_transactions not), the
 # transactions it committed, the process's wall time with its start-up, its CPU seconds
 # (user + system, every thread), and the load average before and after; then the best
-# round of each and the ratios relay/streams and relay/plain.
+# round of each and the ratios relay/streams, relay/plain and relay/stamped.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${CAUSAL_BIN:-$root/build/apps/causal}"
@@ -78,7 +91,7 @@ if [[ -n "${CAUSAL_CLUSTER_BROKERS:-}" ]]; then
 else
   say "starting a three-node test cluster"
   started=1
-  brokers="$(CAUSAL_BROKER_DIR="$work/cluster" "$root/scripts/test-broker" start --nodes 3)"
+  brokers="$(CAUSAL_BROKER_JIT=full CAUSAL_BROKER_DIR="$work/cluster" "$root/scripts/test-broker" start --nodes 3)"
 fi
 bound="every $commit_ms ms"
 if ((commit_records > 0)); then bound+=", or $commit_records records (relay and plain loop only)"; fi
@@ -95,19 +108,37 @@ say "filling $in with $records records over $partitions partitions"
 seq "$records" | sed "s/.*/$value/" |
   "$bin" produce -b "$brokers" --input text --transactional-id "fill-$run" --commit-every 1000 "$in" >/dev/null
 
+# stamp_bytes OUT: the mean length of the causal.clock headers of the first 200 records of
+# the first partition of OUT that has any.
+stamp_bytes() {
+  local p sizes
+  for p in $(seq 0 $((partitions - 1))); do
+    sizes=$(timeout 60 "$bin" decode -b "$brokers" "$1/$p@0..199" --format jsonl 2>/dev/null |
+      jq -r 'select(.header_present) | .bytes')
+    if [[ -n $sizes ]]; then
+      awk '{ n++; s += $1 } END { printf "%d", s / n + 0.5 }' <<<"$sizes"
+      return
+    fi
+  done
+  say "no stamped record in the first 200 offsets of $1"
+  return 1
+}
+stamp=""  # the stamped mode's header length, measured before the first round
+
 # run_mode MODE OUT GROUP: one run; prints "RECORDS SECONDS WALL CPU TRANSACTIONS".
 run_mode() {
   local mode=$1 out=$2 group=$3 cmd
   case $mode in
     relay) cmd=("$bench" relay "$brokers" "$in" "$out" "$group" "tx-$group" "$records" "$commit_records" "$commit_ms") ;;
-    plain)
+    plain | stamped)
       cmd=("$bench" plain "$brokers" "$in" "$out" "$group" "tx-$group" "$records" "$commit_records" "$commit_ms"
-        c:fetch.wait.max.ms=100 c:fetch.queue.backoff.ms=10)
+        c:fetch.wait.max.ms=100 c:fetch.queue.backoff.ms=10 p:compression.type=lz4)
+      if [[ $mode == stamped ]]; then cmd+=("h:$stamp"); fi
       ;;
     streams)
       cmd=(java -cp "$classpath" StreamsRelay "$brokers" "$in" "$out" "$group" "$records" "$commit_ms"
         consumer.fetch.max.wait.ms=100 consumer.max.poll.records=4096
-        producer.linger.ms=5 producer.batch.size=1000000)
+        producer.linger.ms=5 producer.batch.size=1000000 producer.compression.type=lz4)
       ;;
   esac
   timeout -k 10 "$run_timeout" /usr/bin/time -f '%e %U %S' -o "$work/time" "${cmd[@]}" >"$work/out" 2>"$work/err" ||
@@ -119,10 +150,22 @@ run_mode() {
   echo "$n $secs $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') ${txns:-?}"
 }
 
-declare -A best=([relay]=0 [plain]=0 [streams]=0)
+# A relay run and a plain run first, not counted: the brokers' JVMs compile their hot paths
+# during the first runs after they start (the relay's first run took twice as long as its
+# others, after a plain run too), and would count that against whichever ran first. The
+# relay's output gives the stamps' length.
+say "warming the cluster up: one relay run and one plain run, not counted"
+for mode in relay plain; do
+  topic "streams-bench-warm-up-$mode-$run"
+  run_mode "$mode" "streams-bench-warm-up-$mode-$run" "g-warm-up-$mode-$run" >/dev/null || exit 1
+done
+stamp=$(stamp_bytes "streams-bench-warm-up-relay-$run") || exit 1
+say "the relay's stamps: $stamp bytes on average"
+
+declare -A best=([relay]=0 [plain]=0 [streams]=0 [stamped]=0)
 for r in $(seq "$rounds"); do
-  order=(relay plain streams)
-  if ((r % 2 == 0)); then order=(streams plain relay); fi
+  order=(relay plain streams stamped)
+  if ((r % 2 == 0)); then order=(stamped streams plain relay); fi
   for mode in "${order[@]}"; do
     out=streams-bench-out-$mode-$run-$r
     topic "$out"
@@ -136,6 +179,6 @@ for r in $(seq "$rounds"); do
     if ((rate > best[$mode])); then best[$mode]=$rate; fi
   done
 done
-awk -v r="${best[relay]}" -v p="${best[plain]}" -v s="${best[streams]}" 'BEGIN {
-  printf "best: relay %d records/s, plain EOS loop %d records/s, Kafka Streams %d records/s\n", r, p, s
-  printf "ratios: relay/streams %.2f, relay/plain %.2f\n", r / s, r / p }'
+awk -v r="${best[relay]}" -v p="${best[plain]}" -v s="${best[streams]}" -v h="${best[stamped]}" -v b="$stamp" 'BEGIN {
+  printf "best: relay %d records/s, plain EOS loop %d records/s, Kafka Streams %d records/s, plain loop with %d-byte headers %d records/s\n", r, p, s, b, h
+  printf "ratios: relay/streams %.2f, relay/plain %.2f, relay/stamped %.2f\n", r / s, r / p, r / h }'
