@@ -151,9 +151,10 @@ run_mode() {
 }
 
 # A relay run and a plain run first, not counted: the brokers' JVMs compile their hot paths
-# during the first runs after they start (the relay's first run took twice as long as its
-# others, after a plain run too), and would count that against whichever ran first. The
-# relay's output gives the stamps' length.
+# during the first runs after they start, which would count against whichever ran first.
+# It is not enough to even them out (the first counted relay run still often takes up to
+# twice its later time, as the JIT keeps compiling): the best of ROUNDS rounds is what is
+# compared. The warm-up relay's output gives the stamps' length.
 say "warming the cluster up: one relay run and one plain run, not counted"
 for mode in relay plain; do
   topic "streams-bench-warm-up-$mode-$run"
