@@ -56,9 +56,6 @@ class OffsetMerger {
   std::vector<Offset> best_;  // by channel id; kUnset where untouched
   std::vector<ChannelId> touched_;
 };
-}  // namespace
-
-namespace {
 
 // A sequence claim the node has not resolved: its gate does not consume the channel, or has
 // not delivered that send (delivered_seq below it). A resolved one is covered by the frontier

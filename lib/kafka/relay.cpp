@@ -59,9 +59,11 @@ std::expected<std::unique_ptr<Relay>, Error> Relay::open(const RelayOptions& opt
   r->bridge_->relay = r.get();
   // Every output record carries a stamp, often longer than the record (topic names and
   // sender identities, much the same from one record to the next): lz4 takes most of those
-  // bytes off what the brokers store and replicate, for little CPU. Properties the caller
-  // sets come after this default (compression.type=none turns it off).
-  r->opts_.output.extra_defaults.emplace_back("compression.type", "lz4");
+  // bytes off what the brokers store and replicate, for little CPU. First among the output's
+  // defaults, so that the caller's own extra_defaults and properties, set after it, win
+  // (compression.type=none turns it off).
+  auto& defaults = r->opts_.output.extra_defaults;
+  defaults.insert(defaults.begin(), {"compression.type", "lz4"});
   auto out = ProducerHost::open(r->opts_.output, names);
   if (!out) return std::unexpected(out.error());
   r->output_ = std::move(*out);

@@ -71,7 +71,7 @@ namespace causal::kafka {
 struct RelayOptions {
   ConsumerOptions input;    // group required; whole topics; commit_interval and commit_on_close are the relay's
   ProducerOptions output;   // transactional_id required; sink_topics: every topic the transform writes;
-                            // compression.type lz4 unless output.connection.properties set it
+                            // compression.type lz4 unless its properties or extra_defaults set it
   std::size_t max_records = 1000;                      // records sent per transaction, at most
   std::chrono::milliseconds max_transaction{200};      // a transaction's length, at most
 };
