@@ -23,7 +23,7 @@
 
 #include <fmt/core.h>
 
-#include "causal/rules.hpp"
+#include "broken_rule.hpp"
 #include "causal/sim/explore.hpp"
 #include "causal/sim/sweep.hpp"
 #include "option_words.hpp"
@@ -157,8 +157,7 @@ int main(int argc, char** argv) {
       return usage(fmt::format("unknown argument '{}'", a).c_str());
     }
   }
-  fmt::print("build: broken rule = {}\n",
-             causal::rules::broken == causal::rules::Rule::none ? "none (production)" : "MUTANT");
+  fmt::print("build: broken rule = {}\n", mutant_build() ? "MUTANT" : "none (production)");
 
   if (exhaustive || replay) {
     if (!exhaustive) return usage("--replay needs --exhaustive");
