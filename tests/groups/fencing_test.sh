@@ -64,9 +64,10 @@ values c 1 20 | produce "$in"
 wait_for 60 members_are "$g" "$in" 2 && ok || bad "1: relay 1 did not rejoin: $(members "$g" "$in") member(s)"
 wait_for 60 caught_up "$g" "$in" && ok || bad "1: the group did not drain after the resume: $(committed "$g" "$in" | tr '\n' ' ')"
 kill -0 "${relay[1]}" 2>/dev/null && ok || bad "1: relay 1 ended after it was fenced: $(tail -2 "$TMP/relay-1.err")"
-# The relay says so once its abort has completed, a round trip to the transaction coordinator
-# after librdkafka took the lost assignment and rejoined: the group can count relay 1 and
-# drain (relay 2 still holding both partitions) before that line is written.
+# The relay writes that line only once its abort has completed (a round trip to the
+# transaction coordinator, after its rebalance callback has given the lost partitions back):
+# the group has been seen to count relay 1 again and to drain (relay 2 still holding both
+# partitions) before the line was written.
 said_lost_and_aborted() { grep -q "assignment lost" "$TMP/relay-1.err" && grep -q "transaction aborted" "$TMP/relay-1.err"; }
 wait_for 60 said_lost_and_aborted && ok ||
   bad "1: relay 1 does not say it lost its assignment and aborted: $(tail -3 "$TMP/relay-1.err")"
