@@ -12,7 +12,8 @@
 #
 # Environment: CAUSAL_CLUSTER_BROKERS (a running three-node cluster to use instead), CAUSAL_BIN
 # (default build/apps/causal), BENCH_BIN (build/bench/relay_vs_eos), STREAMS_BUILD (where the
-# Streams application is built: build/bench/streams-relay), RECORDS (200000), PARTITIONS (4),
+# Streams application is built: build/bench/streams-relay), RECORDS (1000000: runs of several
+# seconds, in which the JVM's warm-up weighs less than in runs of one), PARTITIONS (4),
 # ROUNDS (2), COMMIT_MS (200), COMMIT_RECORDS (0: none; a bound on records per transaction
 # for the relay and the plain loop, relay_vs_eos.sh's 1000 say, which Kafka Streams cannot
 # follow: it then commits on time alone while the other two do not), RUN_TIMEOUT (600: seconds
@@ -55,7 +56,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${CAUSAL_BIN:-$root/build/apps/causal}"
 bench="${BENCH_BIN:-$root/build/bench/relay_vs_eos}"
 streams_build="${STREAMS_BUILD:-$(dirname "$bench")/streams-relay}"
-records="${RECORDS:-200000}"
+records="${RECORDS:-1000000}"
 partitions="${PARTITIONS:-4}"
 rounds="${ROUNDS:-2}"
 commit_ms="${COMMIT_MS:-200}"
