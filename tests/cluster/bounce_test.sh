@@ -152,6 +152,14 @@ drain_report() {
   "$TB" kafka-consumer-groups --bootstrap-server "$B" --describe --group "$relays" 2>&1 |
     awk 'NF && $1 != "GROUP" { printf "  group: %s\n", $0 }'
 }
+# Who the coordinator counts in the relays' group (member id, client, host, partitions), and
+# each relay's last lines: which relay a short group lacks, and what it said last.
+members_report() {
+  local n
+  "$TB" kafka-consumer-groups --bootstrap-server "$B" --describe --members --verbose --group "$relays" 2>&1 |
+    awk 'NF && $1 != "GROUP" { printf "  member: %s\n", $0 }'
+  for n in 1 2 3; do tail -n 3 "$TMP/relay-$n.err" | sed "s/^/  relay $n: /"; done
+}
 relay_members() { "$CAUSAL" explain --group "$relays" --topic "$in_a" --topic "$in_b" --format json 2>/dev/null | jq '.source.members'; }
 three_members() { [[ $(relay_members) == 3 ]]; }
 relays_alive() { local n; for n in 1 2 3; do kill -0 "${relay_pid[$n]}" 2>/dev/null || return 1; done; }
@@ -233,7 +241,7 @@ fi
 for n in 1 2 3; do
   kill -0 "${relay_pid[$n]}" 2>/dev/null && ok || bad "relay $n ended during the run: $(tail -2 "$TMP/relay-$n.err")"
 done
-wait_for 60 three_members && ok || bad "the relay group has $(relay_members) member(s) after the faults, want 3"
+wait_for 60 three_members && ok || { bad "the relay group has $(relay_members) member(s) after the faults, want 3"; members_report; }
 # A last batch, committed, must be relayed: a relay that runs but is stuck holds its partitions.
 for t in "$in_a" "$in_b"; do
   printf '{"value":"last-%s-1","partition":0}\n{"value":"last-%s-2","partition":1}\n' "$t" "$t" |
