@@ -289,6 +289,9 @@ std::expected<void, Error> ConsumerHost::poll() {
 
 std::expected<void, Error> ConsumerHost::poll_round() {
   Impl& im = *impl_;
+  if (im.member && im.member_unknown) {
+    if (auto r = im.join_afresh(); !r) return r;
+  }
   rd_kafka_poll(im.rk.get(), 0);  // serves error and log events of the main queue
   if (char fatal[512]; rd_kafka_fatal_error(im.rk.get(), fatal, sizeof fatal)) {
     return std::unexpected(runtime_error(fmt::format("fatal librdkafka error (brokers {}): {}", im.brokers, fatal)));

@@ -291,6 +291,27 @@ struct ConsumerHost::Impl : GateObserver {
   bool closing = false;                    // in the destructor: commits only if commit_on_close
   bool generation_pending = false;         // a rebalance could not start its generation: poll() retries
   bool cooperative_protocol = false;       // the rebalance protocol librdkafka last named
+  std::vector<std::string> subscribed;     // the member's topics, in the order joined
+
+  // --- a member the group no longer knows (group_membership.cpp) -------------------------
+  // The group coordinator refused this member's commit as UNKNOWN_MEMBER_ID: the group does
+  // not know the member, so its partitions are another member's, whatever librdkafka still
+  // has assigned. A member of the consumer group protocol (KIP-848) learns that only from
+  // its own heartbeat, which librdkafka 2.14.2 can stop sending after a coordinator's
+  // failover (its connection to the coordinator never comes up again) while its fetches and
+  // a relay's transactions go on: the member keeps its partitions, and a relay aborts every
+  // transaction on them. commit_refused(err) marks such a member (the classic protocol's
+  // librdkafka rejoins by itself on its next heartbeat); join_afresh() makes its client
+  // again and subscribes it, so that it joins the group as a new member, as a restarted
+  // process would.
+  bool member_unknown = false;
+  void commit_refused(rd_kafka_resp_err_t err);
+  std::expected<void, Error> join_afresh();
+  // The member's librdkafka consumer (rk, with the rebalance callback and the join state's
+  // debug lines), and its subscription to `subscribed` with the consumer queue: join() and
+  // join_afresh().
+  std::expected<void, Error> make_member_client();
+  std::expected<void, Error> subscribe();
 
   // Ends the current generation: frees the held records' messages and starts an empty
   // gate (reassignment, protocol rule 12, for every channel at once).

@@ -94,15 +94,8 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   im.member = true;
   im.log.impl = &im;
   im.brokers = brokers_in_effect(opts.connection);
-  auto defaults = consumer_defaults(opts, *opts.group);
-  if (opts.group_protocol == ConsumerOptions::GroupProtocol::consumer) defaults.emplace_back("group.protocol", "consumer");
-  auto rk = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, im.log,
-                        [&](rd_kafka_conf_t* conf) {
-                          rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
-                          im.log.debug_ours = !follow_join_state(conf);
-                        });
-  if (!rk) return std::unexpected(rk.error());
-  im.rk = std::move(*rk);
+  im.subscribed = topics;
+  if (auto c = im.make_member_client(); !c) return std::unexpected(c.error());
   // Unknown topics fail here, as tail's do, rather than leaving the member idle.
   for (const auto& t : topics) {
     auto n = partition_count(im.rk.get(), t, opts.connect_timeout, im.brokers);
@@ -115,18 +108,77 @@ std::expected<std::unique_ptr<ConsumerHost>, Error> ConsumerHost::join(const Con
   if (auto ok = im.watch_topics(topics, /*wait=*/true); !ok) return std::unexpected(ok.error());
   host->gate_ = std::make_unique<Gate>(names, &im);
   im.positions = rd_kafka_topic_partition_list_new(1);
-  ListPtr sub(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
-  for (const auto& t : topics) rd_kafka_topic_partition_list_add(sub.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
-  if (auto err = rd_kafka_subscribe(im.rk.get(), sub.get()); err) {
-    return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot subscribe: {}", quoted_excerpt(*opts.group),
-                                                     im.brokers, rd_kafka_err2str(err))));
-  }
-  im.queue = rd_kafka_queue_get_consumer(im.rk.get());
+  if (auto s = im.subscribe(); !s) return std::unexpected(s.error());
   im.batch.resize(std::max<std::size_t>(opts.batch_size, 1));
   im.next_commit = std::chrono::steady_clock::now() + opts.commit_interval;
   im.drain_log();
   im.publish_health();
   return host;
+}
+
+std::expected<void, Error> ConsumerHost::Impl::make_member_client() {
+  auto defaults = consumer_defaults(opts, *opts.group);
+  if (opts.group_protocol == ConsumerOptions::GroupProtocol::consumer) defaults.emplace_back("group.protocol", "consumer");
+  auto made = make_client(RD_KAFKA_CONSUMER, opts.connection, defaults, log, [&](rd_kafka_conf_t* conf) {
+    rd_kafka_conf_set_rebalance_cb(conf, rebalance_cb);
+    log.debug_ours = !follow_join_state(conf);
+  });
+  if (!made) return std::unexpected(made.error());
+  rk = std::move(*made);
+  return {};
+}
+
+std::expected<void, Error> ConsumerHost::Impl::subscribe() {
+  ListPtr sub(rd_kafka_topic_partition_list_new(static_cast<int>(subscribed.size())));
+  for (const auto& t : subscribed) rd_kafka_topic_partition_list_add(sub.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+  if (auto err = rd_kafka_subscribe(rk.get(), sub.get()); err) {
+    return std::unexpected(runtime_error(fmt::format("group {} on {}: cannot subscribe: {}", quoted_excerpt(*opts.group),
+                                                     brokers, rd_kafka_err2str(err))));
+  }
+  queue = rd_kafka_queue_get_consumer(rk.get());
+  return {};
+}
+
+void ConsumerHost::Impl::commit_refused(rd_kafka_resp_err_t err) {
+  if (err != RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID || !member || !rk) return;
+  char protocol[16] = "";
+  std::size_t size = sizeof protocol;
+  if (rd_kafka_conf_get(rd_kafka_conf(rk.get()), "group.protocol", protocol, &size) != RD_KAFKA_CONF_OK) return;
+  if (std::string_view(protocol) == "consumer") member_unknown = true;
+}
+
+std::expected<void, Error> ConsumerHost::Impl::join_afresh() {
+  if (host->observer_) {
+    host->observer_->note(fmt::format(
+        "group {}: assignment lost (the group coordinator refused a commit as UNKNOWN_MEMBER_ID: it no longer knows "
+        "this member, while librdkafka still has partitions assigned to it); what was delivered since the last commit "
+        "is not committed; joining the group again as a new member, with a new client",
+        quoted_excerpt(*opts.group)));
+  }
+  // The generation ends (its held records freed, a new gate) and nothing stays owned: the
+  // new member's assignment starts the next generation.
+  reset_generation();
+  owned.clear();
+  generation_pending = false;
+  rebalance_error.reset();
+  topic_cache.clear();  // the old client's topic handles
+  // What the old client holds goes before it: the topic-ID watch's and the consumer's queues.
+  TopicIds ids = topic_ids.at_start();
+  topic_ids = TopicIdWatch();
+  if (queue) {
+    rd_kafka_queue_destroy(queue);
+    queue = nullptr;
+  }
+  // Destroyed without a consumer close: the group has no such member to leave, and a close
+  // would wait on the coordinator connection that failed (and call the rebalance callback).
+  if (rk) rd_kafka_destroy_flags(rk.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  log.join.forget();
+  // Until the new client is subscribed, member_unknown stays set and poll() tries again.
+  if (auto c = make_member_client(); !c) return c;
+  topic_ids = TopicIdWatch(rk.get(), std::move(ids), std::chrono::seconds(1));
+  if (auto s = subscribe(); !s) return s;
+  member_unknown = false;
+  return {};
 }
 
 int ConsumerHost::generations() const { return impl_->generations; }
@@ -421,6 +473,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
     if (auto r = commit_hook(list.get()); !r) return r;
   } else if (auto err = rd_kafka_commit(rk.get(), list.get(), 0 /* synchronous */); err) {
     // Nothing is kept as committed: the next commit sends the same or a later position.
+    commit_refused(err);
     return std::unexpected(runtime_error(fmt::format("group {} on {}: commit failed: {}", quoted_excerpt(*opts.group), brokers,
                                                      rd_kafka_err2str(err))));
   }
@@ -433,6 +486,7 @@ std::expected<void, Error> ConsumerHost::Impl::commit(InFlight in_flight) {
 }
 
 std::expected<void, Error> ConsumerHost::Impl::rewind() {
+  if (member_unknown) return join_afresh();  // nothing of the old assignment is this member's
   reset_generation();
   if (owned.empty()) return {};
   ListPtr all = list_of(host->names_, owned);

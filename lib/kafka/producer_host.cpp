@@ -394,6 +394,7 @@ std::expected<void, Error> ProducerHost::commit() { return end_transaction(true)
 
 std::expected<void, Error> ProducerHost::commit(const rd_kafka_topic_partition_list_t* offsets,
                                                 const rd_kafka_consumer_group_metadata_t* group) {
+  offsets_refusal_ = RD_KAFKA_RESP_ERR_NO_ERROR;
   if (offsets && offsets->cnt > 0) {
     // Not flushed first: the offsets' round trips to the group coordinator overlap the
     // sends' acknowledgements, which end_transaction waits for before the commit. A send
@@ -404,6 +405,7 @@ std::expected<void, Error> ProducerHost::commit(const rd_kafka_topic_partition_l
     if (e) {
       std::string text = txn_error_text(e);
       const bool abortable = rd_kafka_error_txn_requires_abort(e);
+      offsets_refusal_ = rd_kafka_error_code(e);
       rd_kafka_error_destroy(e);
       if (abortable) (void)abort_and_forget();
       return std::unexpected(runtime_error(fmt::format("send_offsets_to_transaction: {}", text)));

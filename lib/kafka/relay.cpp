@@ -84,7 +84,10 @@ std::expected<std::unique_ptr<Relay>, Error> Relay::open(const RelayOptions& opt
     rd_kafka_consumer_group_metadata_t* group = rd_kafka_consumer_group_metadata(self->input_->impl_->rk.get());
     auto c = self->output_->commit(offsets, group);
     rd_kafka_consumer_group_metadata_destroy(group);
-    if (!c) return c;
+    if (!c) {
+      self->input_->impl_->commit_refused(self->output_->offsets_refusal());
+      return c;
+    }
     ++self->counters_.committed;
     self->last_commit_ = std::chrono::steady_clock::now();
     self->in_transaction_ = 0;

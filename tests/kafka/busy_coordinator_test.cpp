@@ -2,7 +2,7 @@
 // (offsets.hpp). A broker answers COORDINATOR_LOAD_IN_PROGRESS only for a moment after it starts,
 // too briefly to hit on purpose, so these tests inject the error codes with librdkafka's mock
 // cluster. They test causal's reaction to an error code, not any Kafka behaviour: the mock is
-// not a broker (docs/testing.md).
+// not a broker (docs/kafka-facts.md).
 #include <catch2/catch.hpp>
 
 #include <chrono>

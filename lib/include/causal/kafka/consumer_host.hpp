@@ -282,7 +282,10 @@ class ConsumerHost {
   // expired, the partitions may have new owners), nor when the member closes while its
   // join is at the coordinator (the commit would be fenced, join_state.hpp): that is said
   // through note() and nothing is committed, so what was delivered since the last commit is
-  // delivered again.
+  // delivered again. A member of the consumer group protocol whose commit the coordinator
+  // refuses as UNKNOWN_MEMBER_ID (the group dropped it, whatever librdkafka still has
+  // assigned) takes its assignment as lost likewise, and its next poll() joins the group
+  // again with a new librdkafka client (docs/library.md, "Under faults").
   //
   // Commits: per partition, frontier + 1 (never past an undelivered record: a held or
   // failed-closed record keeps the frontier below it) with the partition's resolution state

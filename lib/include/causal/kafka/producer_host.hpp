@@ -130,6 +130,10 @@ class ProducerHost {
   // The last commit or abort timed out on every attempt: librdkafka still has it in progress,
   // so its outcome is unknown (the coordinator may have it and complete it).
   bool end_unknown() const { return end_unknown_; }
+  // Why the last commit(offsets, group) failed on its offsets (UNKNOWN_MEMBER_ID: the group
+  // coordinator does not know the member whose generation they carry);
+  // RD_KAFKA_RESP_ERR_NO_ERROR when it did not fail on them.
+  rd_kafka_resp_err_t offsets_refusal() const { return offsets_refusal_; }
   // The producer's fatal error is a fencing (another producer took the transactional id, or
   // Kafka aborted a transaction open past transaction.timeout.ms): only a new producer goes on.
   bool fenced() const;
@@ -211,6 +215,7 @@ class ProducerHost {
   std::uint64_t sent_ = 0, delivered_ = 0, commits_ = 0, aborts_ = 0, renewals_ = 0;
   bool in_txn_ = false;
   bool end_unknown_ = false;
+  rd_kafka_resp_err_t offsets_refusal_ = RD_KAFKA_RESP_ERR_NO_ERROR;
   std::optional<Error> failed_;
   std::vector<std::byte> header_buf_;
   ClockEncoder encoder_;  // the stamps' encoding, its offset claims' part kept between sends

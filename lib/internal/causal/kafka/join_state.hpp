@@ -40,6 +40,9 @@ class JoinState {
   // wait-metadata or wait-sync. When no transition was ever seen (the lines do not come):
   // true, so that commits are never stopped by a log that is missing.
   bool committable() const;
+  // Back to unknown: the member's client was made again, and its join state is not known
+  // until its first transition.
+  void forget() { state_.store(State::unknown, std::memory_order_release); }
 
   // The state a "changed join state A -> B (state S)" line names as B; unknown if `line` is
   // not such a line or B is not a state named above.
