@@ -10,63 +10,37 @@
 #include <string>
 
 #include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 
 #include "causal/kafka/offsets.hpp"
+#include "injecting_mock.hpp"
 
 using namespace causal::kafka;
 
 namespace {
 
-struct Mock {
-  std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)> owner{nullptr, rd_kafka_destroy};
-  std::unique_ptr<rd_kafka_mock_cluster_t, void (*)(rd_kafka_mock_cluster_t*)> cluster{nullptr,
-                                                                                       rd_kafka_mock_cluster_destroy};
-  Mock() {
-    char err[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
-    owner.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
-    REQUIRE(owner);
-    cluster.reset(rd_kafka_mock_cluster_new(owner.get(), 1));
-    REQUIRE(cluster);
-    REQUIRE(rd_kafka_mock_topic_create(cluster.get(), "t", 1, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
-  }
-  ConnectionOptions conn() const {
-    ConnectionOptions c;
-    c.brokers = rd_kafka_mock_cluster_bootstraps(cluster.get());
-    c.properties = {"log_level=0"};
-    return c;
-  }
-  // The next `n` requests of `api` are answered with `code`.
-  void busy(int api, int n, rd_kafka_resp_err_t code) {
-    for (int i = 0; i < n; ++i) rd_kafka_mock_push_request_errors(cluster.get(), api, 1, code);
-  }
-};
 
 const std::vector<ChannelRef> kT0{{"t", 0}};
-// Kafka's API keys (the protocol's numbers; librdkafka keeps its names private).
-constexpr int kOffsetCommit = 8;
-constexpr int kOffsetFetch = 9;
+using causal::test::kOffsetCommit;
+using causal::test::kOffsetFetch;
 
 }  // namespace
 
 TEST_CASE("committed offsets are written and read through a coordinator that is loading") {
-  Mock m;
+  causal::test::InjectingMock m{"t"};
   auto c = OffsetsClient::open(m.conn(), 5000);
   REQUIRE(c);
   // OffsetCommit (AlterConsumerGroupOffsets) and OffsetFetch (ListConsumerGroupOffsets) each
   // meet three busy answers of the kinds Kafka gives, then the coordinator answers. (The mock
   // cannot answer an OffsetFetch of all partitions, so committed_topics is not tried here;
   // it shares list_group_offsets and with_busy_retry with committed.)
-  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
-  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_NOT_COORDINATOR);
-  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE);
+  m.answer(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  m.answer(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_NOT_COORDINATOR);
+  m.answer(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE);
   const std::vector<OffsetsClient::NewOffset> to{{kT0[0], 7, "meta"}};
   auto w = c->alter_committed("g", to);
   REQUIRE(w);
 
-  m.busy(kOffsetFetch, 3, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  m.answer(kOffsetFetch, 3, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
   auto r = c->committed("g", kT0, false);
   REQUIRE(r);
   REQUIRE(r->size() == 1);
@@ -77,10 +51,10 @@ TEST_CASE("committed offsets are written and read through a coordinator that is 
 }
 
 TEST_CASE("a coordinator busy for longer than the timeout fails the request and says so") {
-  Mock m;
+  causal::test::InjectingMock m{"t"};
   auto c = OffsetsClient::open(m.conn(), 1000);
   REQUIRE(c);
-  m.busy(kOffsetFetch, 1000, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  m.answer(kOffsetFetch, 1000, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
   const auto t0 = std::chrono::steady_clock::now();
   auto r = c->committed("g", kT0, false);
   const auto took = std::chrono::steady_clock::now() - t0;
@@ -94,11 +68,11 @@ TEST_CASE("a coordinator busy for longer than the timeout fails the request and 
 }
 
 TEST_CASE("an error that is not a busy coordinator is not retried") {
-  Mock m;
+  causal::test::InjectingMock m{"t"};
   auto c = OffsetsClient::open(m.conn(), 5000);
   REQUIRE(c);
-  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE);
-  m.busy(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+  m.answer(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE);
+  m.answer(kOffsetCommit, 1, RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS);
   const std::vector<OffsetsClient::NewOffset> to{{kT0[0], 3, ""}};
   auto w = c->alter_committed("g", to);
   REQUIRE_FALSE(w);

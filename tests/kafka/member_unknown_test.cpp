@@ -18,41 +18,21 @@
 #include "causal/kafka/consumer_host.hpp"
 #include "causal/kafka/producer_host.hpp"
 #include "causal/kafka/relay.hpp"
+#include "injecting_mock.hpp"
 
 using namespace causal;
 using namespace causal::kafka;
 
 namespace {
 
-// Kafka's API keys (librdkafka keeps its names private).
-constexpr int kOffsetCommit = 8;
-constexpr int kTxnOffsetCommit = 28;
 constexpr std::string_view kJoinsAgain = "joining the group again as a new member";
 
-struct Mock {
-  std::unique_ptr<rd_kafka_t, void (*)(rd_kafka_t*)> owner{nullptr, rd_kafka_destroy};
-  std::unique_ptr<rd_kafka_mock_cluster_t, void (*)(rd_kafka_mock_cluster_t*)> cluster{nullptr,
-                                                                                       rd_kafka_mock_cluster_destroy};
-  Mock() {
-    char err[256];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof err);
-    owner.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err));
-    REQUIRE(owner);
-    cluster.reset(rd_kafka_mock_cluster_new(owner.get(), 1));
-    REQUIRE(cluster);
-    REQUIRE(rd_kafka_mock_topic_create(cluster.get(), "t", 1, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
-    REQUIRE(rd_kafka_mock_topic_create(cluster.get(), "out", 1, 1) == RD_KAFKA_RESP_ERR_NO_ERROR);
-    // A member that stops heartbeating (the one made again leaves its old self behind) is
-    // dropped after 1 s, not the default 45 s.
+// The mock with topics t and out; a consumer-protocol member that stops heartbeating (the one
+// made again leaves its old self behind) is dropped after 1 s, not the default 45 s.
+struct Mock : causal::test::InjectingMock {
+  Mock() : InjectingMock{"t", "out"} {
     rd_kafka_mock_set_group_consumer_session_timeout_ms(cluster.get(), 1000);
     rd_kafka_mock_set_group_consumer_heartbeat_interval_ms(cluster.get(), 200);
-  }
-  ConnectionOptions conn() const {
-    ConnectionOptions c;
-    c.brokers = rd_kafka_mock_cluster_bootstraps(cluster.get());
-    c.properties = {"log_level=0"};
-    return c;
   }
 };
 
@@ -110,49 +90,53 @@ bool poll_until(ConsumerHost& host, Done done) {
   return true;
 }
 
+// A member of group g over t, which holds three records, once it has delivered them.
+std::unique_ptr<ConsumerHost> member_with_three(Mock& m, Names& names, Notes& notes,
+                                                ConsumerOptions::GroupProtocol protocol) {
+  produce_three(m.conn(), names);
+  auto host = ConsumerHost::join(member_of(m.conn(), protocol), names, &notes);
+  REQUIRE(host);
+  REQUIRE(poll_until(**host, [&] { return notes.delivered_count == 3; }));
+  return std::move(*host);
+}
+
 }  // namespace
 
 TEST_CASE("a consumer-protocol member whose commit is refused as UNKNOWN_MEMBER_ID joins again with a new client") {
   Mock m;
   Names names;
-  produce_three(m.conn(), names);
   Notes notes;
-  auto host = ConsumerHost::join(member_of(m.conn(), ConsumerOptions::GroupProtocol::consumer), names, &notes);
-  REQUIRE(host);
-  REQUIRE(poll_until(**host, [&] { return notes.delivered_count == 3; }));
-  const int generation = (*host)->generations();
+  auto host = member_with_three(m, names, notes, ConsumerOptions::GroupProtocol::consumer);
+  const int generation = host->generations();
 
-  rd_kafka_mock_push_request_errors(m.cluster.get(), kOffsetCommit, 1, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID);
-  auto refused = (*host)->commit();
+  m.answer(causal::test::kOffsetCommit, 1, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID);
+  auto refused = host->commit();
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("Unknown member") != std::string::npos);
   CHECK_FALSE(notes.said(kJoinsAgain));
 
   // The next poll makes the client again; the new member's assignment is a new generation,
   // which reads the partition again from the last commit (none: the log start).
-  REQUIRE((*host)->poll());
+  REQUIRE(host->poll());
   CHECK(notes.said(std::string("assignment lost (the group coordinator refused a commit as UNKNOWN_MEMBER_ID")));
   CHECK(notes.said(kJoinsAgain));
-  REQUIRE(poll_until(**host, [&] { return (*host)->generations() > generation && notes.delivered_count == 6; }));
-  auto again = (*host)->commit();
+  REQUIRE(poll_until(*host, [&] { return host->generations() > generation && notes.delivered_count == 6; }));
+  auto again = host->commit();
   CHECK(again);
 }
 
 TEST_CASE("a classic member whose commit is refused as UNKNOWN_MEMBER_ID is left to librdkafka") {
   Mock m;
   Names names;
-  produce_three(m.conn(), names);
   Notes notes;
-  auto host = ConsumerHost::join(member_of(m.conn(), ConsumerOptions::GroupProtocol::classic), names, &notes);
-  REQUIRE(host);
-  REQUIRE(poll_until(**host, [&] { return notes.delivered_count == 3; }));
+  auto host = member_with_three(m, names, notes, ConsumerOptions::GroupProtocol::classic);
 
-  rd_kafka_mock_push_request_errors(m.cluster.get(), kOffsetCommit, 1, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID);
-  REQUIRE_FALSE((*host)->commit());
+  m.answer(causal::test::kOffsetCommit, 1, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID);
+  REQUIRE_FALSE(host->commit());
   // librdkafka's classic member gives its assignment up and rejoins by itself; the client
   // is not made again (a consumer-protocol member has said so by its first poll).
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  REQUIRE(poll_until(**host, [&] { return std::chrono::steady_clock::now() > until; }));
+  REQUIRE(poll_until(*host, [&] { return std::chrono::steady_clock::now() > until; }));
   CHECK_FALSE(notes.said(kJoinsAgain));
 }
 
@@ -187,7 +171,7 @@ TEST_CASE("a consumer-protocol relay whose transaction's offsets are refused as 
   const auto committed = (*relay)->counters().committed;  // offsets-only transactions at the start
   // The three records' transaction has its offsets refused: the relay aborts it, makes its
   // input member again, and relays the three again in a transaction that commits.
-  rd_kafka_mock_push_request_errors(m.cluster.get(), kTxnOffsetCommit, 1, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID);
+  m.answer(causal::test::kTxnOffsetCommit, 1, RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID);
   REQUIRE((*relay)->commit());  // the refusal is handled: aborted, and the member made again
   CHECK((*relay)->counters().aborted == 1);
   CHECK(notes.said("transaction aborted (send_offsets_to_transaction"));
