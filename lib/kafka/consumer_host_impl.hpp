@@ -186,7 +186,7 @@ struct ConsumerHost::Impl : GateObserver {
   std::vector<std::uint64_t> delivered_count;
   std::vector<std::uint64_t> lookup_count;
   std::uint64_t rebalances = 0;        // rebalance callbacks that assigned or revoked
-  std::uint64_t assignments_lost = 0;  // revocations librdkafka called lost
+  std::uint64_t assignments_lost = 0;  // revocations librdkafka called lost, and join_afresh's
   // The snapshot health() copies; written by publish_health() on the owner thread.
   mutable std::mutex health_mu;
   ConsumerHealth published;  // guarded by health_mu

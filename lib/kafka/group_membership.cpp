@@ -157,6 +157,7 @@ std::expected<void, Error> ConsumerHost::Impl::join_afresh() {
   }
   // The generation ends (its held records freed, a new gate) and nothing stays owned: the
   // new member's assignment starts the next generation.
+  ++assignments_lost;
   reset_generation();
   owned.clear();
   generation_pending = false;

@@ -120,6 +120,8 @@ TEST_CASE("a consumer-protocol member whose commit is refused as UNKNOWN_MEMBER_
   REQUIRE(host->poll());
   CHECK(notes.said(std::string("assignment lost (the group coordinator refused a commit as UNKNOWN_MEMBER_ID")));
   CHECK(notes.said(kJoinsAgain));
+  REQUIRE(host->health().member);
+  CHECK(host->health().member->assignments_lost == 1);
   REQUIRE(poll_until(*host, [&] { return host->generations() > generation && notes.delivered_count == 6; }));
   auto again = host->commit();
   CHECK(again);

@@ -68,7 +68,7 @@ struct MemberHealth {
   std::string group;
   int generation = 0;                  // assignments received (ConsumerHost::generations())
   std::uint64_t rebalances = 0;        // assignments and revocations handled (a counter)
-  std::uint64_t assignments_lost = 0;  // revocations librdkafka called lost (a counter)
+  std::uint64_t assignments_lost = 0;  // revocations librdkafka called lost, and members made again (a counter)
 };
 
 struct ConsumerHealth {
