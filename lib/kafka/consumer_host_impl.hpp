@@ -297,10 +297,10 @@ struct ConsumerHost::Impl : GateObserver {
   // The group coordinator refused this member's commit as UNKNOWN_MEMBER_ID: the group does
   // not know the member, so its partitions are another member's, whatever librdkafka still
   // has assigned. A member of the consumer group protocol (KIP-848) learns that only from
-  // its own heartbeat, which librdkafka 2.14.2 can stop sending after a coordinator's
-  // failover (its connection to the coordinator never comes up again) while its fetches and
-  // a relay's transactions go on: the member keeps its partitions, and a relay aborts every
-  // transaction on them. commit_refused(err) marks such a member (the classic protocol's
+  // its own heartbeat's answer, and with librdkafka 2.14.2 those answers can stop coming
+  // after a coordinator's failover (seen in the cluster bounce test; why, inside librdkafka,
+  // is not known) while its fetches and a relay's transactions go on: the member keeps its
+  // partitions, and a relay aborts every transaction on them. commit_refused(err) marks such a member (the classic protocol's
   // librdkafka rejoins by itself on its next heartbeat); join_afresh() makes its client
   // again and subscribes it, so that it joins the group as a new member, as a restarted
   // process would.
