@@ -106,6 +106,7 @@ struct ConsumerHost::Impl : GateObserver {
   std::expected<void, Error> watch_topics(const std::vector<std::string>& topics, bool wait);
   std::expected<void, Error> check_topic_ids();
   TopicIdWatch topic_ids;
+  static constexpr std::chrono::seconds kTopicIdInterval{1};  // how often the watch asks
   // A partition read here is gone or its log restarted: every later poll() fails (a rewind
   // cannot get past it; the relay stops on it).
   bool log_lost() const { return log_restart.has_value() || log.any_partition_gone(); }
@@ -296,14 +297,14 @@ struct ConsumerHost::Impl : GateObserver {
   // --- a member the group no longer knows (group_membership.cpp) -------------------------
   // The group coordinator refused this member's commit as UNKNOWN_MEMBER_ID: the group does
   // not know the member, so its partitions are another member's, whatever librdkafka still
-  // has assigned. A member of the consumer group protocol (KIP-848) learns that only from
-  // its own heartbeat's answer, and with librdkafka 2.14.2 those answers can stop coming
-  // after a coordinator's failover (seen in the cluster bounce test; why, inside librdkafka,
-  // is not known) while its fetches and a relay's transactions go on: the member keeps its
-  // partitions, and a relay aborts every transaction on them. commit_refused(err) marks such a member (the classic protocol's
-  // librdkafka rejoins by itself on its next heartbeat); join_afresh() makes its client
-  // again and subscribes it, so that it joins the group as a new member, as a restarted
-  // process would.
+  // has assigned. A member of the consumer group protocol (KIP-848) learns that only from its
+  // own heartbeat's answer, and with librdkafka 2.14.2 those answers can stop coming after a
+  // coordinator's failover (seen in the cluster bounce test; why, inside librdkafka, is not
+  // known) while its fetches and a relay's transactions go on: the member keeps its
+  // partitions, and a relay aborts every transaction on them. commit_refused(err) marks such
+  // a member (the classic protocol's librdkafka rejoins by itself on its next heartbeat);
+  // join_afresh() makes its client again and subscribes it, so that it joins the group as a
+  // new member, as a restarted process would.
   bool member_unknown = false;
   void commit_refused(rd_kafka_resp_err_t err);
   std::expected<void, Error> join_afresh();

@@ -176,7 +176,7 @@ std::expected<void, Error> ConsumerHost::Impl::join_afresh() {
   log.join.forget();
   // Until the new client is subscribed, member_unknown stays set and poll() tries again.
   if (auto c = make_member_client(); !c) return c;
-  topic_ids = TopicIdWatch(rk.get(), std::move(ids), std::chrono::seconds(1));
+  topic_ids = TopicIdWatch(rk.get(), std::move(ids), kTopicIdInterval);
   if (auto s = subscribe(); !s) return s;
   member_unknown = false;
   return {};

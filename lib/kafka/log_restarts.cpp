@@ -29,7 +29,7 @@ std::expected<void, Error> ConsumerHost::Impl::check_partition_gone() {
 std::expected<void, Error> ConsumerHost::Impl::watch_topics(const std::vector<std::string>& topics, bool wait) {
   TopicIds unknown;
   for (const auto& t : topics) unknown[t] = "";
-  topic_ids = TopicIdWatch(rk.get(), std::move(unknown), std::chrono::seconds(1));
+  topic_ids = TopicIdWatch(rk.get(), std::move(unknown), kTopicIdInterval);
   if (!wait) return {};
   // Where a start position depends on the IDs (a commit of an earlier topic of the same name
   // is not resumed from), their first answer is waited for. No answer (a cluster that does
